@@ -1,0 +1,123 @@
+// Package agent is the runner's view of a memory method: a Method starts
+// Episodes, an Episode decides an action from each observation, is told what
+// the action did, and is told how the trial ended. Every memory method in this
+// project (samem, clin, arigraph, memstream, kgplan, the baselines) implements
+// it, so that one runner trains and evaluates all of them on the same tasks.
+//
+// Optional abilities (saving, forgetting at the end of an iteration, reporting
+// memory size) are separate one-method interfaces the runner checks for.
+package agent
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"github.com/samem/trainer/envbridge"
+)
+
+// Mode says whether an episode may change the method's memory.
+type Mode int
+
+const (
+	// Train: the episode explores and updates memory.
+	Train Mode = iota
+	// Eval: memory is frozen; the episode only reads it.
+	Eval
+)
+
+func (m Mode) String() string {
+	if m == Eval {
+		return "eval"
+	}
+	return "train"
+}
+
+// Start is everything a method is told when an episode begins.
+type Start struct {
+	Task  envbridge.Task
+	Mode  Mode
+	Style envbridge.Style
+	// Rand is this episode's own random source, seeded by the runner from the
+	// run seed, the iteration and the task, so that a run is reproducible
+	// whatever the number of workers and whatever order episodes finish in.
+	Rand *rand.Rand
+	// Episode is the index of this episode in the training schedule
+	// (iteration*len(tasks) + task index) and Episodes the schedule's total;
+	// exploration schedules (seed 002 Eq. 7) are functions of the two.
+	// In Eval mode both are 0.
+	Episode, Episodes int
+	// Iteration is the training iteration (0-based); Trial counts the earlier
+	// trials of this same task in this run (CLIN's adaptation, seed 004 Eq. 2).
+	Iteration, Trial int
+}
+
+// Decision is what an episode does next.
+type Decision struct {
+	Thought string `json:"thought,omitempty"` // the reasoning behind the action, if any
+	Action  string `json:"action"`
+	// Guided is true when the decision used retrieved memory (SAMem: an
+	// argmax thought; CLIN: memory items), for the reports.
+	Guided bool `json:"guided,omitempty"`
+}
+
+// Transition is what an action did.
+type Transition struct {
+	Step     int                  `json:"step"` // 0-based index of the action in the episode
+	Decision Decision             `json:"decision"`
+	Result   envbridge.StepResult `json:"result"`
+}
+
+// Outcome is how a trial ended.
+type Outcome struct {
+	Won       bool    `json:"won"`
+	Lost      bool    `json:"lost"`
+	Truncated bool    `json:"truncated"`
+	Score     float64 `json:"score"`
+	MaxScore  float64 `json:"max_score"`
+	Steps     int     `json:"steps"`
+	// Err is set when the episode ended because of an error (a dead
+	// environment process, an exhausted LLM retry budget); the trial counts
+	// as failed.
+	Err string `json:"error,omitempty"`
+}
+
+// Method is a memory method. Its memory is shared by all of its episodes,
+// which may run in parallel: a Method is safe for concurrent use, and guards
+// its memory with its own lock.
+type Method interface {
+	// Name is the method's name on the command line and in reports.
+	Name() string
+	// Start begins an episode. The first observation follows in Act.
+	Start(ctx context.Context, s Start) (Episode, error)
+}
+
+// Episode is one trial. It is used by one goroutine at a time.
+type Episode interface {
+	// Act decides the next action from the latest observation.
+	Act(ctx context.Context, obs envbridge.Observation) (Decision, error)
+	// Observe is told what the action decided by the last Act did.
+	Observe(ctx context.Context, tr Transition) error
+	// Finish is told how the trial ended; training methods update memory here
+	// or in Observe.
+	Finish(ctx context.Context, out Outcome) error
+}
+
+// Saver is a method whose memory is saved with every checkpoint. Save writes
+// only inside dir (which exists and is empty) and Load reads a directory that
+// Save wrote; both must leave the method unchanged on error.
+type Saver interface {
+	Save(ctx context.Context, dir string) error
+	Load(ctx context.Context, dir string) error
+}
+
+// IterationEnder is a method that does work between training iterations
+// (SAMem's forgetting, CLIN's meta-memory).
+type IterationEnder interface {
+	EndIteration(ctx context.Context, iteration int) error
+}
+
+// Sizer reports the size of a method's memory for reports, by name
+// ("states", "thoughts", "entries", "triplets", "abstractions", ...).
+type Sizer interface {
+	Size() map[string]int
+}
