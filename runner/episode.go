@@ -1,0 +1,88 @@
+// Package runner executes memory methods on environments: one episode
+// (Run), a training schedule over iterations with parallel workers and
+// checkpoints (Train), and evaluation on held-out tasks (Evaluate).
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+)
+
+// Episode is the record of one trial.
+type Episode struct {
+	Task        envbridge.Task     `json:"task"`
+	Outcome     agent.Outcome      `json:"outcome"`
+	Transitions []agent.Transition `json:"transitions"`
+}
+
+// Run plays one episode of s.Task on env with a fresh episode of m.
+//
+// The episode ends when the environment says it is done, or after
+// s.Task.MaxSteps actions (a guard for environments that do not truncate
+// themselves). Finish is always called once the episode has started, also
+// when the episode ends in an error; that error is recorded in
+// Outcome.Err and returned, together with everything recorded so far.
+func Run(ctx context.Context, env envbridge.Env, m agent.Method, s agent.Start) (Episode, error) {
+	rec := Episode{Task: s.Task}
+	obs, err := env.Reset(ctx, s.Task)
+	if err != nil {
+		return rec, fmt.Errorf("reset %s: %w", s.Task.ID, err)
+	}
+	ep, err := m.Start(ctx, s)
+	if err != nil {
+		return rec, fmt.Errorf("start %s on %s: %w", m.Name(), s.Task.ID, err)
+	}
+	runErr := play(ctx, env, ep, s.Task, obs, &rec)
+	if runErr != nil {
+		rec.Outcome.Err = runErr.Error()
+	}
+	// Finish must run even when ctx is cancelled (a method may persist what
+	// the trial taught it); give it a context that is not cancelled.
+	if err := ep.Finish(context.WithoutCancel(ctx), rec.Outcome); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("finish %s on %s: %w", m.Name(), s.Task.ID, err))
+		rec.Outcome.Err = runErr.Error()
+	}
+	return rec, runErr
+}
+
+func play(ctx context.Context, env envbridge.Env, ep agent.Episode, t envbridge.Task, obs envbridge.Observation, rec *Episode) error {
+	maxSteps := t.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	out := &rec.Outcome
+	for step := 0; step < maxSteps; step++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d, err := ep.Act(ctx, obs)
+		if err != nil {
+			return fmt.Errorf("act at step %d: %w", step, err)
+		}
+		res, err := env.Step(ctx, d.Action)
+		if err != nil {
+			return fmt.Errorf("step %d (%q): %w", step, d.Action, err)
+		}
+		out.Steps = step + 1
+		out.Score, out.MaxScore = res.Score, res.MaxScore
+		out.Won, out.Lost, out.Truncated = res.Won, res.Lost, res.Truncated
+		tr := agent.Transition{Step: step, Decision: d, Result: res}
+		rec.Transitions = append(rec.Transitions, tr)
+		if err := ep.Observe(ctx, tr); err != nil {
+			return fmt.Errorf("observe step %d: %w", step, err)
+		}
+		if res.Done {
+			return nil
+		}
+		obs = res.Observation
+	}
+	out.Truncated = !out.Won && !out.Lost
+	return nil
+}
+
+// DefaultMaxSteps bounds an episode whose task gives no limit.
+const DefaultMaxSteps = 50
