@@ -1,0 +1,101 @@
+// Package forget is SAMem's forgetting step (seed 002 Sec. 3.2, "Forgetting
+// mechanism"): when a state has more than five thoughts with a non-zero
+// Q-value, its lowest-valued thought is checked for logical validity (an LLM
+// with the prompt of Fig. 16, or the offline rule checker); an invalid one is
+// softly pruned (Q set to 0), and empty state rows and thought columns are
+// then removed from the table together with their clusters.
+package forget
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/samem/trainer/llm"
+)
+
+// Checker judges whether a thought is a logically valid derivation from a state.
+type Checker interface {
+	Check(ctx context.Context, state, thought string) (valid bool, err error)
+}
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Purpose is the accounting name of the checker's model calls.
+const Purpose = "check"
+
+// ErrUnparsable is returned when a checker reply has no "is_valid: True|False".
+var ErrUnparsable = errors.New("reply has no is_valid verdict")
+
+// LLM is the model-backed logical checker (Fig. 16).
+type LLM struct{ chat llm.Chatter }
+
+// NewLLM returns a checker that asks chat.
+func NewLLM(chat llm.Chatter) *LLM { return &LLM{chat: chat} }
+
+// Check implements Checker.
+func (c *LLM) Check(ctx context.Context, state, thought string) (bool, error) {
+	msgs, err := Messages(state, thought)
+	if err != nil {
+		return false, err
+	}
+	resp, err := c.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: 20})
+	if err != nil {
+		return false, fmt.Errorf("check: %w", err)
+	}
+	return ParseVerdict(resp.Text)
+}
+
+// Messages renders the checker's prompt.
+func Messages(state, thought string) ([]llm.Message, error) {
+	var sys, user bytes.Buffer
+	if err := prompts.ExecuteTemplate(&sys, "check.tmpl", nil); err != nil {
+		return nil, fmt.Errorf("render check.tmpl: %w", err)
+	}
+	if err := prompts.ExecuteTemplate(&user, "user.tmpl", struct{ State, Thought string }{state, thought}); err != nil {
+		return nil, fmt.Errorf("render user.tmpl: %w", err)
+	}
+	return []llm.Message{
+		{Role: "system", Content: strings.TrimSpace(sys.String())},
+		{Role: "user", Content: strings.TrimSpace(user.String())},
+	}, nil
+}
+
+// ParseVerdict reads "is_valid: True|False" from a reply, tolerating letter
+// case, markdown, quotes, "is valid", "=" for ":", yes/no and surrounding
+// prose. The first verdict wins. A reply without one is ErrUnparsable.
+func ParseVerdict(reply string) (bool, error) {
+	s := strings.ToLower(strings.NewReplacer("*", "", "`", "", "\"", "", "'", "", "_", " ").Replace(reply))
+	for {
+		i := strings.Index(s, "is valid")
+		if i < 0 {
+			break
+		}
+		rest := strings.TrimLeft(s[i+len("is valid"):], " \t")
+		if len(rest) > 0 && (rest[0] == ':' || rest[0] == '=') {
+			rest = strings.TrimLeft(rest[1:], " \t<[(")
+			switch {
+			case strings.HasPrefix(rest, "true"), strings.HasPrefix(rest, "yes"):
+				return true, nil
+			case strings.HasPrefix(rest, "false"), strings.HasPrefix(rest, "no"):
+				return false, nil
+			}
+		}
+		s = s[i+len("is valid"):]
+	}
+	return false, fmt.Errorf("check: reply %q: %w", truncate(reply, 80), ErrUnparsable)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,138 @@
+package summarize
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
+)
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Purpose is the accounting name of the summariser's model calls.
+const Purpose = "summarize"
+
+// DefaultMaxHistory is how many earlier steps the prompt carries (the paper
+// sends the whole history, Eq. 2; episodes here are at most 50 steps, so the
+// bound only matters for long free-form games).
+const DefaultMaxHistory = 30
+
+// LLM is the model-backed summariser (seed 002 Eq. 2, prompts Fig. 12).
+type LLM struct {
+	chat llm.Chatter
+	// MaxHistory bounds the earlier steps put in the prompt; default DefaultMaxHistory.
+	MaxHistory int
+	// MaxTokens bounds the reply; default 150.
+	MaxTokens int
+}
+
+// NewLLM returns a summariser that asks chat.
+func NewLLM(chat llm.Chatter) *LLM {
+	return &LLM{chat: chat, MaxHistory: DefaultMaxHistory, MaxTokens: 150}
+}
+
+// Begin implements Summarizer.
+func (s *LLM) Begin(t envbridge.Task, style envbridge.Style) Session {
+	return &llmSession{cfg: s, goal: t.Goal, style: style}
+}
+
+type Turn struct{ Action, Text string }
+
+type llmSession struct {
+	cfg     *LLM
+	goal    string
+	style   envbridge.Style
+	history []Turn
+}
+
+// Summarize implements Session.
+func (s *llmSession) Summarize(ctx context.Context, action string, obs envbridge.Observation) (string, error) {
+	msgs, err := Messages(s.style, s.goal, s.history, action, obs.Text)
+	if err != nil {
+		return "", err
+	}
+	// Jericho-style games summarise the current observation only (seed 002
+	// Appendix A): their history is long and the current text suffices.
+	if s.style != envbridge.StyleFiction {
+		s.history = append(s.history, Turn{Action: action, Text: obs.Text})
+		if n := s.cfg.MaxHistory; n > 0 && len(s.history) > n {
+			s.history = s.history[len(s.history)-n:]
+		}
+	}
+	resp, err := s.cfg.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: s.cfg.MaxTokens})
+	if err != nil {
+		return "", fmt.Errorf("summarize: %w", err)
+	}
+	return ParseReply(resp.Text)
+}
+
+// Messages renders the summariser's prompt: the style's system prompt and a
+// user message with the goal, the earlier steps and the current observation.
+func Messages(style envbridge.Style, goal string, history []Turn, action, current string) ([]llm.Message, error) {
+	name := systemTemplate(style)
+	var sys, user bytes.Buffer
+	if err := prompts.ExecuteTemplate(&sys, name, nil); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	data := struct {
+		Goal            string
+		History         []Turn
+		Action, Current string
+	}{goal, history, action, current}
+	if err := prompts.ExecuteTemplate(&user, "user.tmpl", data); err != nil {
+		return nil, fmt.Errorf("render user.tmpl: %w", err)
+	}
+	return []llm.Message{
+		{Role: "system", Content: strings.TrimSpace(sys.String())},
+		{Role: "user", Content: strings.TrimSpace(user.String())},
+	}, nil
+}
+
+func systemTemplate(style envbridge.Style) string {
+	switch style {
+	case envbridge.StyleScience:
+		return "science.tmpl"
+	case envbridge.StyleFiction:
+		return "fiction.tmpl"
+	default:
+		return "household.tmpl"
+	}
+}
+
+// ParseReply extracts the summary from a model reply: a leading label such
+// as "Summary:" and surrounding quotes or code fences are dropped, white space
+// is folded and the result is bounded by MaxStateLen. An empty result is
+// ErrEmptySummary.
+func ParseReply(reply string) (string, error) {
+	s := strings.TrimSpace(reply)
+	s = strings.Trim(s, "`")
+	s = strings.TrimSpace(s)
+	for _, label := range []string{"summary of the current situation:", "summary:", "state:", "situation:"} {
+		if len(s) >= len(label) && strings.EqualFold(s[:len(label)], label) {
+			s = s[len(label):]
+			break
+		}
+	}
+	s = fold(s)
+	s = strings.Trim(s, `"'`)
+	s = clip(strings.TrimSpace(s), MaxStateLen)
+	if s == "" {
+		return "", fmt.Errorf("summarize: reply %q: %w", truncate(reply, 80), ErrEmptySummary)
+	}
+	return s, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,196 @@
+package thought
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"text/template"
+
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
+)
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Purpose is the accounting name of the thinker's model calls.
+const Purpose = "think"
+
+// DefaultMaxAttempts bounds the model calls for one step: the first answer
+// plus retries with feedback when its action is not admissible.
+const DefaultMaxAttempts = 3
+
+// ErrNoThought is returned when a reply has no "Thought:" and no usable text.
+var ErrNoThought = errors.New("reply has no thought")
+
+// LLM is the model-backed thinker.
+type LLM struct {
+	chat llm.Chatter
+	emb  llm.Embedder
+	// MaxAttempts bounds the calls per step; default DefaultMaxAttempts.
+	MaxAttempts int
+	// Temperature of the calls; default 0 (the harness compares methods on
+	// the same model, so decisions should be repeatable).
+	Temperature float64
+	// MaxTokens bounds a reply; default 200.
+	MaxTokens int
+}
+
+// NewLLM returns a thinker that asks chat and matches actions with emb
+// (emb may be nil: exact matches only).
+func NewLLM(chat llm.Chatter, emb llm.Embedder) *LLM {
+	return &LLM{chat: chat, emb: emb, MaxAttempts: DefaultMaxAttempts, MaxTokens: 200}
+}
+
+// Begin implements Thinker.
+func (l *LLM) Begin(t envbridge.Task, style envbridge.Style, _ *rand.Rand) Session {
+	return &llmSession{cfg: l, goal: t.Goal, style: style}
+}
+
+type llmSession struct {
+	cfg   *LLM
+	goal  string
+	style envbridge.Style
+}
+
+// Think implements Session: ask, parse, match the action; on a miss, tell the
+// model and ask again, up to MaxAttempts calls. When every attempt misses,
+// the last proposed action is returned unmatched and the environment answers
+// it in its own words ("Nothing happens.").
+func (s *llmSession) Think(ctx context.Context, in Input) (Decision, error) {
+	msgs, err := Messages(s.style, s.goal, in)
+	if err != nil {
+		return Decision{}, err
+	}
+	attempts := max(1, s.cfg.MaxAttempts)
+	var last Decision
+	for i := 1; i <= attempts; i++ {
+		resp, err := s.cfg.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens})
+		if err != nil {
+			return Decision{}, fmt.Errorf("think: %w", err)
+		}
+		th, act, err := ParseReply(resp.Text)
+		if err != nil {
+			return Decision{}, fmt.Errorf("think: %w", err)
+		}
+		last = Decision{Thought: th, Action: act, Attempts: i}
+		match, _, ok, err := MatchAdmissible(ctx, s.cfg.emb, act, in.Obs.Admissible)
+		if err != nil {
+			return Decision{}, fmt.Errorf("think: %w", err)
+		}
+		if ok {
+			last.Action, last.Matched = match, true
+			return last, nil
+		}
+		var fb bytes.Buffer
+		if err := prompts.ExecuteTemplate(&fb, "retry.tmpl", struct {
+			Action string
+			Empty  bool
+		}{act, act == ""}); err != nil {
+			return Decision{}, fmt.Errorf("render retry.tmpl: %w", err)
+		}
+		msgs = append(msgs,
+			llm.Message{Role: "assistant", Content: resp.Text},
+			llm.Message{Role: "user", Content: strings.TrimSpace(fb.String())})
+	}
+	return last, nil
+}
+
+// Messages renders the thinker's prompt for one step.
+func Messages(style envbridge.Style, goal string, in Input) ([]llm.Message, error) {
+	var sys, user bytes.Buffer
+	name := "household.tmpl"
+	switch style {
+	case envbridge.StyleScience:
+		name = "science.tmpl"
+	case envbridge.StyleFiction:
+		name = "fiction.tmpl"
+	}
+	sysData := struct {
+		PutAction     string
+		HasAdmissible bool
+	}{putAction(in.Obs.Admissible), in.Obs.Admissible != nil}
+	if err := prompts.ExecuteTemplate(&sys, name, sysData); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	data := struct {
+		Goal, State, Observation, Guide string
+		Admissible                      []string
+	}{goal, in.State, strings.TrimSpace(in.Obs.Text), in.Guide, in.Obs.Admissible}
+	if err := prompts.ExecuteTemplate(&user, "user.tmpl", data); err != nil {
+		return nil, fmt.Errorf("render user.tmpl: %w", err)
+	}
+	return []llm.Message{
+		{Role: "system", Content: strings.TrimSpace(sys.String())},
+		{Role: "user", Content: strings.TrimSpace(user.String())},
+	}, nil
+}
+
+// putAction names the placing action in the grammar the admissible list
+// uses: ALFWorld 0.4's "move {obj} to {recep}" or 0.3's "put {obj} in/on {recep}".
+func putAction(admissible []string) string {
+	for _, a := range admissible {
+		if strings.HasPrefix(a, "move ") {
+			return "move {obj} to {recep}"
+		}
+	}
+	return "put {obj} in/on {recep}"
+}
+
+// ParseReply extracts the thought and the action from a reply of the form
+// "Thought: ...\nAction: ...". It tolerates markdown emphasis, any letter
+// case, labels on the same line, extra prose and a missing action (the
+// action is then empty and the caller retries). A reply with neither label is
+// taken as a bare thought. Only an empty reply is an error.
+func ParseReply(reply string) (thought, action string, err error) {
+	clean := strings.NewReplacer("**", "", "__", "", "`", "").Replace(reply)
+	lower := strings.ToLower(clean)
+	ti := strings.Index(lower, "thought:")
+	ai := strings.LastIndex(lower, "action:")
+	switch {
+	case ti >= 0 && ai > ti:
+		thought = clean[ti+len("thought:") : ai]
+		action = clean[ai+len("action:"):]
+	case ti >= 0:
+		thought = clean[ti+len("thought:"):]
+	case ai >= 0:
+		thought = clean[:ai]
+		action = clean[ai+len("action:"):]
+	default:
+		thought = clean
+	}
+	thought = strings.Join(strings.Fields(thought), " ")
+	action = firstLine(action)
+	action = strings.Trim(strings.TrimSpace(action), `"'.`)
+	if len(thought) > 1000 {
+		thought = thought[:1000]
+	}
+	if thought == "" && action == "" {
+		return "", "", fmt.Errorf("reply %q: %w", truncate(reply, 80), ErrNoThought)
+	}
+	return thought, action, nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
