@@ -1,0 +1,88 @@
+// Package qlearn is SAMem's value memory: a sparse Q-table over (state
+// cluster id, thought cluster id) pairs, the tabular update of seed 002
+// Eq. 4-5, argmax with deterministic tie-breaking, and the decayed
+// epsilon-greedy schedule of Eq. 7.
+//
+// A Table is not safe for concurrent use: its single user (the SAMem method)
+// calls it while holding its own memory lock, so a second lock here would
+// only cost time.
+package qlearn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Defaults for Params. Seed 002 gives no learning rate or discount factor,
+// so they are chosen here for its setting: sparse rewards (a success reward at
+// the end of an episode of at most about 50 steps, ALFWorld-style) and
+// tabular updates of clustered states and thoughts.
+const (
+	// DefaultAlpha is the learning rate. 0.5 lets a single success move a new
+	// entry halfway to its target, which matters when each training task is
+	// seen only nine times (Sec. 4.1: nine iterations), while still averaging
+	// over the noise of clustering (different concrete situations that fall
+	// into one state cluster reach different outcomes).
+	DefaultAlpha = 0.5
+	// DefaultGamma is the discount factor. With 0.9 a final reward of 1 is
+	// still worth 0.9^10 ≈ 0.35 ten steps earlier and 0.9^30 ≈ 0.04 thirty
+	// steps earlier, so the value propagates back through typical solution
+	// lengths (5-30 steps) yet shorter solutions rank higher than long ones.
+	DefaultGamma = 0.9
+)
+
+// ErrParams is returned (wrapped) by Params.Validate and New when a parameter
+// is out of range.
+var ErrParams = errors.New("qlearn: invalid parameters")
+
+// Params are the learning parameters of Eq. 4-5 of seed 002.
+type Params struct {
+	// Alpha is the learning rate of Eq. 5, in (0, 1]; default DefaultAlpha.
+	Alpha float64
+	// Gamma is the discount factor of Eq. 4, in [0, 1]; default DefaultGamma.
+	Gamma float64
+}
+
+// DefaultParams returns DefaultAlpha and DefaultGamma.
+func DefaultParams() Params {
+	return Params{Alpha: DefaultAlpha, Gamma: DefaultGamma}
+}
+
+// Validate reports whether p is usable: Alpha in (0, 1], Gamma in [0, 1].
+func (p Params) Validate() error {
+	if !(p.Alpha > 0 && p.Alpha <= 1) {
+		return fmt.Errorf("%w: alpha %v not in (0, 1]", ErrParams, p.Alpha)
+	}
+	if !(p.Gamma >= 0 && p.Gamma <= 1) {
+		return fmt.Errorf("%w: gamma %v not in [0, 1]", ErrParams, p.Gamma)
+	}
+	return nil
+}
+
+// Exploration schedule constants of seed 002 Eq. 7 (Sec. 3.3).
+const (
+	// Eps0 is the initial exploration rate epsilon_0.
+	Eps0 = 0.95
+	// Beta is the decay rate beta.
+	Beta = 6.0
+)
+
+// Epsilon is the exploration rate of seed 002 Eq. 7:
+// eps0 * exp(-beta * t / T).
+//
+// Units: t is the index of the training episode in the schedule (0-based,
+// iteration*tasks + task index, agent.Start.Episode) and T the total number
+// of training episodes in the schedule (agent.Start.Episodes). So the first
+// episode explores with probability eps0 and the last with about
+// eps0*exp(-beta) (0.0024 with the defaults). A negative t counts as 0; t
+// beyond T keeps decaying. With T <= 0 (no schedule) it returns eps0.
+func Epsilon(eps0, beta float64, t, T int) float64 {
+	if T <= 0 {
+		return eps0
+	}
+	if t < 0 {
+		t = 0
+	}
+	return eps0 * math.Exp(-beta*float64(t)/float64(T))
+}
