@@ -1,0 +1,278 @@
+package zmachine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/samem/trainer/envbridge"
+)
+
+// maxActionBytes bounds one command sent to the interpreter; Z-machine games
+// read at most a few hundred characters into their parse buffer anyway.
+const maxActionBytes = 200
+
+// Env plays one story file at a time through an interpreter child process.
+// Each Reset starts a fresh interpreter; Close kills it and removes the
+// private directory that holds saved games. Not safe for concurrent use.
+type Env struct {
+	suite *Suite
+	dir   string // private directory for save files (dfrotz -R confines it there)
+	p     *proc
+
+	g        *game
+	maxSteps int
+	steps    int
+	score    float64
+	maxScore float64
+	started  bool
+	done     bool
+	closed   bool
+}
+
+var _ envbridge.Env = (*Env)(nil)
+
+// Reset starts an episode of t in a fresh interpreter seeded with t.Seed and
+// returns the opening text (the TextWorld banner art removed).
+func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observation, error) {
+	if e.closed {
+		return envbridge.Observation{}, envbridge.ErrClosed
+	}
+	g, ok := e.suite.byID[t.ID]
+	if !ok {
+		return envbridge.Observation{}, fmt.Errorf("zmachine reset %q: %w", t.ID, envbridge.ErrUnknownTask)
+	}
+	e.stop()
+	e.started, e.done, e.steps, e.score = false, true, 0, 0
+	e.g = g
+	e.maxSteps = t.MaxSteps
+	if e.maxSteps <= 0 {
+		e.maxSteps = e.suite.cfg.MaxSteps
+	}
+	p, opening, err := e.suite.start(ctx, g, t.Seed, e.dir)
+	if err != nil {
+		return envbridge.Observation{}, fmt.Errorf("zmachine reset %s: %w", t.ID, err)
+	}
+	e.p = p
+	e.maxScore = g.maxScore
+	if g.hasScore {
+		s, err := e.readScore(ctx)
+		if err != nil {
+			e.stop()
+			return envbridge.Observation{}, fmt.Errorf("zmachine reset %s: %w", t.ID, err)
+		}
+		e.score = s.Score
+		if s.Max > 0 {
+			e.maxScore = s.Max
+		}
+	}
+	e.started, e.done = true, false
+	if g.textworld {
+		_, opening = splitBanner(opening)
+	}
+	return envbridge.Observation{Text: Clean(opening)}, nil
+}
+
+// Step sends action as one command line, then (for games with a score) the
+// score verb, which costs no move. The reward is the change in score. The
+// episode ends at an end banner, a final score or the restart prompt, or at
+// the step limit (Truncated).
+func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, error) {
+	if e.closed {
+		return envbridge.StepResult{}, envbridge.ErrClosed
+	}
+	if !e.started || e.done {
+		return envbridge.StepResult{}, fmt.Errorf("zmachine step: %w", envbridge.ErrEpisodeOver)
+	}
+	out, err := e.turn(ctx, sanitize(action))
+	if err != nil {
+		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
+	}
+	e.steps++
+	prev := e.score
+	res := envbridge.StepResult{Observation: envbridge.Observation{Text: Clean(out)}}
+	switch end := ParseEnding(out); end {
+	case EndNone:
+		if e.g.hasScore {
+			s, err := e.readScore(ctx)
+			if err != nil {
+				return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
+			}
+			e.score = s.Score
+		}
+	default:
+		// The game is over and waits at its restart prompt; the score verb
+		// would be read as an answer, so the final report is used instead.
+		if s, ok := ParseScore(out); ok {
+			e.score = s.Score
+		}
+		res.Done = true
+		res.Won = end == EndWon
+		res.Lost = end == EndLost
+	}
+	if !res.Done && e.steps >= e.maxSteps {
+		res.Done, res.Truncated = true, true
+	}
+	res.Reward = e.score - prev
+	res.Score = e.score
+	res.MaxScore = e.maxScore
+	e.done = res.Done
+	return res, nil
+}
+
+// Steps returns how many steps the current episode has taken.
+func (e *Env) Steps() int { return e.steps }
+
+// Close kills the interpreter and removes the save directory. It is
+// idempotent.
+func (e *Env) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.stop()
+	if err := os.RemoveAll(e.dir); err != nil {
+		return fmt.Errorf("zmachine close: %w", err)
+	}
+	return nil
+}
+
+// reSaveName is what a save name may be: it becomes a file name.
+var reSaveName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ErrBadSaveName is returned by Save and Restore for a name that is not 1 to
+// 64 letters, digits, '-' or '_'.
+var ErrBadSaveName = errors.New("bad save name")
+
+// ErrSaveFailed is returned by Save and Restore when the game refuses.
+var ErrSaveFailed = errors.New("game did not save or restore")
+
+// Save saves the running game under name in the environment's private
+// directory. It costs no step.
+func (e *Env) Save(ctx context.Context, name string) error {
+	return e.saveRestore(ctx, "save", name)
+}
+
+// Restore restores a game saved under name by this Env. The episode goes on
+// from there (even after it had ended) with the saved score; the step count
+// is not rewound.
+func (e *Env) Restore(ctx context.Context, name string) error {
+	if err := e.saveRestore(ctx, "restore", name); err != nil {
+		return err
+	}
+	if e.g.hasScore {
+		s, err := e.readScore(ctx)
+		if err != nil {
+			return e.fail(fmt.Errorf("zmachine restore %s: %w", name, err))
+		}
+		e.score = s.Score
+	}
+	e.done = false
+	return nil
+}
+
+func (e *Env) saveRestore(ctx context.Context, verb, name string) error {
+	if e.closed {
+		return envbridge.ErrClosed
+	}
+	if !reSaveName.MatchString(name) {
+		return fmt.Errorf("zmachine %s %q: %w", verb, name, ErrBadSaveName)
+	}
+	if !e.started || e.p == nil {
+		return fmt.Errorf("zmachine %s: %w", verb, envbridge.ErrEpisodeOver)
+	}
+	path := filepath.Join(e.dir, name+".sav")
+	if verb == "restore" {
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("zmachine restore %s: %w", name, err)
+		}
+	}
+	out, err := e.turn(ctx, verb)
+	if err != nil {
+		return e.fail(fmt.Errorf("zmachine %s: %w", verb, err))
+	}
+	if !strings.Contains(strings.ToLower(out), "filename") {
+		return fmt.Errorf("zmachine %s: no file name asked: %s: %w", verb, quote(Clean(out)), ErrSaveFailed)
+	}
+	out, err = e.turn(ctx, path)
+	if err != nil {
+		return e.fail(fmt.Errorf("zmachine %s: %w", verb, err))
+	}
+	if strings.Contains(strings.ToLower(out), "overwrite") {
+		if out, err = e.turn(ctx, "y"); err != nil {
+			return e.fail(fmt.Errorf("zmachine %s: %w", verb, err))
+		}
+	}
+	if strings.Contains(strings.ToLower(out), "failed") {
+		return fmt.Errorf("zmachine %s %s: %s: %w", verb, name, quote(Clean(out)), ErrSaveFailed)
+	}
+	return nil
+}
+
+// turn sends one line and reads the answer.
+func (e *Env) turn(ctx context.Context, line string) (string, error) {
+	if err := e.p.send(line); err != nil {
+		return "", err
+	}
+	return e.p.readTurn(ctx)
+}
+
+// readScore asks the score verb.
+func (e *Env) readScore(ctx context.Context) (Score, error) {
+	out, err := e.turn(ctx, e.suite.cfg.ScoreVerb)
+	if err != nil {
+		return Score{}, fmt.Errorf("read score: %w", err)
+	}
+	s, ok := ParseScore(out)
+	if !ok {
+		return Score{Score: e.score, Max: e.maxScore}, nil
+	}
+	return s, nil
+}
+
+// fail ends the episode after an interpreter error: the interpreter is
+// killed, and the next Reset starts a new one.
+func (e *Env) fail(err error) error {
+	e.stop()
+	e.done = true
+	return err
+}
+
+func (e *Env) stop() {
+	if e.p != nil {
+		e.p.close()
+		e.p = nil
+	}
+}
+
+// pid returns the interpreter's process id, or 0 (for tests).
+func (e *Env) pid() int {
+	if e.p == nil || e.p.cmd.Process == nil {
+		return 0
+	}
+	return e.p.cmd.Process.Pid
+}
+
+// sanitize makes action one command line of at most maxActionBytes bytes: a
+// newline inside it would be read by the game as a second command.
+func sanitize(action string) string {
+	action = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r < ' ' {
+			return ' '
+		}
+		return r
+	}, action)
+	action = strings.TrimSpace(action)
+	if len(action) > maxActionBytes {
+		action = action[:maxActionBytes]
+		for len(action) > 0 && !utf8.ValidString(action) {
+			action = action[:len(action)-1]
+		}
+	}
+	return action
+}

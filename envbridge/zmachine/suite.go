@@ -1,0 +1,406 @@
+package zmachine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/samem/trainer/envbridge"
+)
+
+// Config configures a Suite. The zero value is usable: every zero field takes
+// its default.
+type Config struct {
+	// Interpreter is the dfrotz program: a path, or a name looked up on PATH
+	// and then in /usr/games (Debian installs it there). Default "dfrotz".
+	Interpreter string
+	// Args are the interpreter's options before the seed and the story file.
+	// Default: -m (no MORE prompts) -p (plain ASCII) -q (quiet) -Z 0 (no
+	// interpreter warnings in the game text). The seed goes as "-s SEED" and
+	// saves are confined to the private directory with "-R DIR".
+	Args []string
+	// MaxSteps is the step limit of a task. Default 100.
+	MaxSteps int
+	// Seed is every task's random seed (classic games draw from it; TextWorld
+	// games are deterministic). Default 1.
+	Seed int64
+	// TurnTimeout is how long the interpreter may stay silent before a turn's
+	// output is taken as complete without a prompt (or, with no output at all,
+	// before it is killed with ErrTurnTimeout). Default 5 s.
+	TurnTimeout time.Duration
+	// MaxTurnBytes caps the text kept from one turn (the rest is dropped and
+	// the observation says so). Default 256 KiB.
+	MaxTurnBytes int
+	// ScoreVerb is the command that reports the score. Default "score".
+	ScoreVerb string
+	// Goals overrides the goal of a game, by game name (the file name without
+	// its extension, with its folder inside a folder suite: "arigraph/clean").
+	Goals map[string]string
+	// Unseen names games held out of training: they go to valid_unseen alone.
+	Unseen []string
+}
+
+// Errors of suite construction.
+var (
+	// ErrNoInterpreter is returned when the interpreter program is not found.
+	ErrNoInterpreter = errors.New("z-machine interpreter not found")
+	// ErrNoGames is returned for a folder without story files.
+	ErrNoGames = errors.New("no story files")
+)
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Interpreter == "" {
+		c.Interpreter = "dfrotz"
+	}
+	path, err := FindInterpreter(c.Interpreter)
+	if err != nil {
+		return c, err
+	}
+	c.Interpreter = path
+	if c.Args == nil {
+		c.Args = []string{"-m", "-p", "-q", "-Z", "0"}
+	}
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 100
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.TurnTimeout <= 0 {
+		c.TurnTimeout = 5 * time.Second
+	}
+	if c.MaxTurnBytes <= 0 {
+		c.MaxTurnBytes = 256 << 10
+	}
+	if c.ScoreVerb == "" {
+		c.ScoreVerb = "score"
+	}
+	return c, nil
+}
+
+// FindInterpreter resolves name (a path or a program name) to an executable,
+// looking on PATH and then in /usr/games, where Debian puts dfrotz.
+func FindInterpreter(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	if !strings.ContainsRune(name, os.PathSeparator) {
+		p := filepath.Join("/usr/games", name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %q (install Debian package frotz)", ErrNoInterpreter, name)
+}
+
+// game is one story file and what a probe run learned about it.
+type game struct {
+	name      string // file name without extension, slash-separated inside a folder
+	file      string // absolute path
+	textworld bool   // a TextWorld game (banner art, objective in the opening)
+	hasScore  bool   // the score verb answers with a score
+	maxScore  float64
+	goal      string
+	oracle    int // walkthrough length; 0 when unknown
+	walk      []string
+}
+
+// Suite offers the games of one story file or of a folder of story files
+// (searched recursively for .z1 to .z8), each game one task. Every game is in
+// train and in valid_seen (memory methods of seed 002 learn over trials of
+// the same game and are evaluated on it); games named in Config.Unseen are
+// instead in valid_unseen alone. Task IDs are "<split>/<game>"; the Type is
+// the game name, so per-type reports are per game.
+//
+// NewSuite plays each game's opening once to read its objective and score.
+type Suite struct {
+	cfg   Config
+	name  string
+	games []*game
+	byID  map[string]*game
+	tasks map[string][]envbridge.Task
+	split []string
+}
+
+var _ envbridge.Suite = (*Suite)(nil)
+
+// NewSuite opens a story file or a folder of story files. A TextWorld game's
+// .json description beside it (same name) supplies max_score, the
+// walkthrough (OracleSteps) and the objective when the opening text has none.
+func NewSuite(ctx context.Context, cfg Config, path string) (*Suite, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("zmachine suite %s: %w", path, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("zmachine suite: %w", err)
+	}
+	s := &Suite{cfg: cfg, byID: map[string]*game{}, tasks: map[string][]envbridge.Task{}}
+	var files []string
+	if st.IsDir() {
+		s.name = "zmachine:" + filepath.Base(abs)
+		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && isStory(p) {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("zmachine suite %s: %w", path, err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("zmachine suite %s: %w", path, ErrNoGames)
+		}
+	} else {
+		s.name = "zmachine:" + strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+		files = []string{abs}
+	}
+	slices.Sort(files)
+	dir, err := os.MkdirTemp("", "zmachine-probe-")
+	if err != nil {
+		return nil, fmt.Errorf("zmachine suite: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		if st.IsDir() {
+			rel, _ := filepath.Rel(abs, f)
+			name = filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel)))
+		}
+		g := &game{name: name, file: f}
+		if err := s.probe(ctx, g, dir); err != nil {
+			return nil, fmt.Errorf("zmachine suite: game %s: %w", name, err)
+		}
+		s.games = append(s.games, g)
+	}
+	s.buildTasks()
+	return s, nil
+}
+
+func isStory(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return len(ext) == 3 && ext[:2] == ".z" && ext[2] >= '1' && ext[2] <= '8'
+}
+
+// twDesc is the part of a TextWorld game description (.json) the suite reads.
+type twDesc struct {
+	Objective string `json:"objective"`
+	Metadata  struct {
+		MaxScore    float64         `json:"max_score"`
+		Walkthrough json.RawMessage `json:"walkthrough"`
+	} `json:"metadata"`
+}
+
+// maxDescBytes bounds a .json description read (the largest here is 380 KB).
+const maxDescBytes = 16 << 20
+
+// readDesc reads the .json beside a story file; ok is false when there is none.
+func readDesc(file string) (d twDesc, walk []string, ok bool, err error) {
+	p := strings.TrimSuffix(file, filepath.Ext(file)) + ".json"
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, nil, false, nil
+	}
+	if err != nil {
+		return d, nil, false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return d, nil, false, err
+	}
+	if st.Size() > maxDescBytes {
+		return d, nil, false, fmt.Errorf("%s: %d bytes, more than %d", p, st.Size(), maxDescBytes)
+	}
+	if err := json.NewDecoder(f).Decode(&d); err != nil {
+		return d, nil, false, fmt.Errorf("%s: %w", p, err)
+	}
+	walk, err = parseWalkthrough(d.Metadata.Walkthrough)
+	if err != nil {
+		return d, nil, false, fmt.Errorf("%s: walkthrough: %w", p, err)
+	}
+	return d, walk, true, nil
+}
+
+// parseWalkthrough reads metadata.walkthrough: a JSON list of commands, or
+// absent.
+func parseWalkthrough(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var w []string
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// probe plays the opening of g and asks its score.
+func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
+	desc, walk, hasDesc, err := readDesc(g.file)
+	if err != nil {
+		return err
+	}
+	p, opening, err := s.start(ctx, g, s.cfg.Seed, dir)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	if err := p.send(s.cfg.ScoreVerb); err != nil {
+		return err
+	}
+	out, err := p.readTurn(ctx)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	sc, ok := ParseScore(out)
+	// "out of a possible 0" (TextWorld's clean) is no score: the verb is not
+	// asked every step then.
+	g.hasScore = ok && sc.Max > 0
+	g.maxScore = sc.Max
+	if g.maxScore == 0 && hasDesc {
+		g.maxScore = desc.Metadata.MaxScore
+	}
+	g.walk, g.oracle = walk, len(walk)
+	banner, _ := splitBanner(opening)
+	g.textworld = hasDesc || strings.Contains(banner, "$$$$")
+	switch {
+	case s.cfg.Goals[g.name] != "":
+		g.goal = s.cfg.Goals[g.name]
+	case g.textworld && Objective(opening) != "":
+		g.goal = Objective(opening)
+	case hasDesc && strings.TrimSpace(desc.Objective) != "":
+		g.goal = strings.Join(strings.Fields(desc.Objective), " ")
+	case g.maxScore > 0:
+		g.goal = "Play the game and raise your score as high as you can (the maximum is " +
+			strconv.FormatFloat(g.maxScore, 'f', -1, 64) + " points)."
+	case g.hasScore:
+		g.goal = "Play the game and raise your score as high as you can."
+	default:
+		g.goal = "Play the game and reach its end."
+	}
+	return nil
+}
+
+// start starts an interpreter on g and reads its opening text.
+func (s *Suite) start(ctx context.Context, g *game, seed int64, dir string) (*proc, string, error) {
+	argv := append([]string{s.cfg.Interpreter}, s.cfg.Args...)
+	argv = append(argv, "-R", dir, "-s", strconv.FormatInt(seed, 10), g.file)
+	p, err := startProc(argv, dir, s.cfg.MaxTurnBytes, s.cfg.TurnTimeout)
+	if err != nil {
+		return nil, "", err
+	}
+	opening, err := p.readTurn(ctx)
+	if err != nil {
+		p.close()
+		return nil, "", fmt.Errorf("opening: %w", err)
+	}
+	return p, opening, nil
+}
+
+func (s *Suite) buildTasks() {
+	unseen := map[string]bool{}
+	for _, u := range s.cfg.Unseen {
+		unseen[u] = true
+	}
+	add := func(split string, g *game) {
+		t := envbridge.Task{
+			ID: split + "/" + g.name, Type: g.name, Goal: g.goal, Split: split,
+			Seed: s.cfg.Seed, MaxSteps: s.cfg.MaxSteps, OracleSteps: g.oracle,
+		}
+		s.tasks[split] = append(s.tasks[split], t)
+		s.byID[t.ID] = g
+	}
+	for _, g := range s.games {
+		if unseen[g.name] {
+			add(envbridge.SplitValidUnseen, g)
+			continue
+		}
+		add(envbridge.SplitTrain, g)
+		add(envbridge.SplitValidSeen, g)
+	}
+	for _, sp := range []string{envbridge.SplitTrain, envbridge.SplitValidSeen, envbridge.SplitValidUnseen} {
+		if len(s.tasks[sp]) > 0 {
+			s.split = append(s.split, sp)
+		}
+	}
+}
+
+// Name is "zmachine:" and the file or folder name ("zmachine:hunt").
+func (s *Suite) Name() string { return s.name }
+
+// Style is envbridge.StyleFiction: free-form actions, no admissible list.
+func (s *Suite) Style() envbridge.Style { return envbridge.StyleFiction }
+
+// Splits lists train and valid_seen, and valid_unseen when Config.Unseen
+// holds a game out.
+func (s *Suite) Splits() []string { return slices.Clone(s.split) }
+
+// Tasks lists a split's tasks in file order.
+func (s *Suite) Tasks(split string) ([]envbridge.Task, error) {
+	ts, ok := s.tasks[split]
+	if !ok {
+		return nil, fmt.Errorf("zmachine tasks %q: %w", split, envbridge.ErrUnknownSplit)
+	}
+	return slices.Clone(ts), nil
+}
+
+// Walkthrough returns the winning command sequence of the game a task plays
+// (from its TextWorld .json), or nil when unknown.
+func (s *Suite) Walkthrough(taskID string) []string {
+	if g, ok := s.byID[taskID]; ok {
+		return slices.Clone(g.walk)
+	}
+	return nil
+}
+
+// Open makes an Env with its own private save directory. No interpreter runs
+// until Reset.
+func (s *Suite) Open(ctx context.Context) (envbridge.Env, error) {
+	return s.OpenEnv(ctx)
+}
+
+// OpenEnv is Open with the concrete type (for Save and Restore).
+func (s *Suite) OpenEnv(ctx context.Context) (*Env, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("zmachine open: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "zmachine-")
+	if err != nil {
+		return nil, fmt.Errorf("zmachine open: %w", err)
+	}
+	return &Env{suite: s, dir: dir, done: true}, nil
+}
+
+// splitBanner splits a TextWorld opening into the ASCII-art banner and the
+// rest; without banner art the banner is "".
+func splitBanner(opening string) (banner, rest string) {
+	ls := strings.Split(opening, "\n")
+	end := 0
+	for i, l := range ls {
+		if i > 40 {
+			break
+		}
+		if strings.Contains(l, "$$") || strings.Contains(l, "\\_") {
+			end = i + 1
+		}
+	}
+	return strings.Join(ls[:end], "\n"), strings.Join(ls[end:], "\n")
+}
