@@ -1,0 +1,101 @@
+package runner
+
+import (
+	"sort"
+)
+
+// Summary aggregates episodes of one method on one set of tasks, as the
+// papers report them (seed 002 Sec. 4.1.2: success rate, average score, SPL
+// by Eq. 8).
+type Summary struct {
+	Tasks       int     `json:"tasks"`
+	Successes   int     `json:"successes"`
+	SuccessRate float64 `json:"success_rate"`
+	// AvgScore is the mean score, each normalised by its episode's maximum
+	// score where the environment gives one (so it lies in [0, 1] there).
+	AvgScore float64 `json:"avg_score"`
+	// SPL is seed 002 Eq. 8 with each task's own oracle steps (the expert's
+	// plan length); nil when some task has no known oracle.
+	SPL *float64 `json:"spl"`
+	// SPLPaper is Eq. 8 with the paper's fixed per-type oracle steps
+	// (Table 4); nil when the tasks' types are not in the table.
+	SPLPaper *float64 `json:"spl_paper,omitempty"`
+	AvgSteps float64  `json:"avg_steps"`
+	Errors   int      `json:"errors"` // episodes that ended in an error (counted as failures)
+}
+
+// Summarize computes a Summary. paperOracle maps a task type to the paper's
+// fixed oracle steps (nil: SPLPaper is not computed).
+func Summarize(eps []Episode, paperOracle map[string]int) Summary {
+	s := Summary{Tasks: len(eps)}
+	if len(eps) == 0 {
+		return s
+	}
+	var score, steps, spl, splPaper float64
+	haveOracle, havePaper := true, paperOracle != nil
+	for _, e := range eps {
+		o := e.Outcome
+		won := o.Won && o.Err == ""
+		if won {
+			s.Successes++
+		}
+		if o.Err != "" {
+			s.Errors++
+		}
+		switch {
+		case o.MaxScore > 0:
+			score += o.Score / o.MaxScore
+		case won:
+			score++ // environments without a score: success is the score
+		default:
+			score += o.Score
+		}
+		steps += float64(o.Steps)
+		if won {
+			if L := e.Task.OracleSteps; L > 0 {
+				spl += SPLTerm(L, o.Steps)
+			}
+			if L := paperOracle[e.Task.Type]; L > 0 {
+				splPaper += SPLTerm(L, o.Steps)
+			}
+		}
+		if e.Task.OracleSteps <= 0 {
+			haveOracle = false
+		}
+		if havePaper && paperOracle[e.Task.Type] <= 0 {
+			havePaper = false
+		}
+	}
+	n := float64(len(eps))
+	s.SuccessRate = float64(s.Successes) / n
+	s.AvgScore = score / n
+	s.AvgSteps = steps / n
+	if haveOracle {
+		v := spl / n
+		s.SPL = &v
+	}
+	if havePaper {
+		v := splPaper / n
+		s.SPLPaper = &v
+	}
+	return s
+}
+
+// SPLTerm is one successful episode's term of Eq. 8: L / max(P, L), where L
+// is the oracle path length and P the steps taken.
+func SPLTerm(oracle, steps int) float64 {
+	return float64(oracle) / float64(max(steps, oracle))
+}
+
+// ByType groups episodes by task type, in sorted type order.
+func ByType(eps []Episode) (types []string, groups map[string][]Episode) {
+	groups = map[string][]Episode{}
+	for _, e := range eps {
+		groups[e.Task.Type] = append(groups[e.Task.Type], e)
+	}
+	for t := range groups {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	return types, groups
+}

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"math"
+	"testing"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+)
+
+func ep(typ string, oracle int, o agent.Outcome) Episode {
+	return Episode{Task: envbridge.Task{Type: typ, OracleSteps: oracle}, Outcome: o}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func TestSummarizeSPL(t *testing.T) {
+	eps := []Episode{
+		// Won in fewer steps than the oracle (P < L): the term is capped at 1.
+		ep("put", 6, agent.Outcome{Won: true, Steps: 4, Score: 1, MaxScore: 1}),
+		// Won in twice the oracle's steps: 5/10.
+		ep("put", 5, agent.Outcome{Won: true, Steps: 10, Score: 1, MaxScore: 1}),
+		// Done at the step limit, not won: 0, whatever the steps.
+		ep("clean", 6, agent.Outcome{Truncated: true, Steps: 6, MaxScore: 1}),
+		// Won but the episode ended in an error: counted as a failure.
+		ep("clean", 6, agent.Outcome{Won: true, Steps: 6, Err: "boom"}),
+	}
+	s := Summarize(eps, map[string]int{"put": 4, "clean": 6})
+	if s.Successes != 2 || !near(s.SuccessRate, 0.5) || s.Errors != 1 {
+		t.Errorf("successes = %d, rate %v, errors %d; want 2, 0.5, 1", s.Successes, s.SuccessRate, s.Errors)
+	}
+	if s.SPL == nil || !near(*s.SPL, (1+0.5)/4) {
+		t.Errorf("SPL = %v, want %v", s.SPL, (1+0.5)/4)
+	}
+	// Paper oracle: put is 4 steps: 4/4 = 1 and 4/10 = 0.4.
+	if s.SPLPaper == nil || !near(*s.SPLPaper, (1+0.4)/4) {
+		t.Errorf("SPLPaper = %v, want %v", s.SPLPaper, (1+0.4)/4)
+	}
+	if !near(s.AvgSteps, 26.0/4) || !near(s.AvgScore, 0.5) {
+		t.Errorf("avg steps %v, avg score %v", s.AvgSteps, s.AvgScore)
+	}
+}
+
+func TestSummarizeWithoutOracle(t *testing.T) {
+	s := Summarize([]Episode{
+		ep("game", 0, agent.Outcome{Score: 3, MaxScore: 7, Steps: 100, Truncated: true}),
+		ep("game", 0, agent.Outcome{Score: 7, MaxScore: 7, Won: true, Steps: 50}),
+	}, nil)
+	if s.SPL != nil || s.SPLPaper != nil {
+		t.Errorf("SPL = %v, SPLPaper = %v; want nil without oracles", s.SPL, s.SPLPaper)
+	}
+	if !near(s.AvgScore, (3.0/7+1)/2) {
+		t.Errorf("AvgScore = %v", s.AvgScore)
+	}
+}
+
+func TestSPLTerm(t *testing.T) {
+	for _, tc := range []struct {
+		L, P int
+		want float64
+	}{{4, 4, 1}, {4, 8, 0.5}, {8, 4, 1}, {7, 10, 0.7}} {
+		if got := SPLTerm(tc.L, tc.P); !near(got, tc.want) {
+			t.Errorf("SPLTerm(%d, %d) = %v, want %v", tc.L, tc.P, got, tc.want)
+		}
+	}
+}
