@@ -1,0 +1,104 @@
+package clin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind is the relation of a causal abstraction (seed 004 Sec. 3.4, Fig. 3).
+type Kind string
+
+const (
+	// Necessary: "X is NECESSARY to Y", an action that enabled a desired change.
+	Necessary Kind = "NECESSARY"
+	// NotContribute: "X DOES NOT CONTRIBUTE to Y", a contrastive, unhelpful action.
+	NotContribute Kind = "DOES NOT CONTRIBUTE"
+)
+
+// Modifier is the uncertainty of an abstraction (seed 004 Sec. 3.4): "may" for
+// moderate to high uncertainty, "should" for low, none for a plain statement.
+type Modifier string
+
+const (
+	ModNone   Modifier = ""
+	ModMay    Modifier = "may"
+	ModShould Modifier = "should"
+)
+
+// Abstraction is one memory item: a causal abstraction in structured form,
+// with the trial and final reward it was last drawn from.
+type Abstraction struct {
+	Kind     Kind
+	Modifier Modifier
+	X, Y     string
+	// Trial is the trial (of its task) whose memory generation produced or
+	// re-confirmed the item; -1 for meta-memory items (Eq. 3).
+	Trial int
+	// Reward is that trial's final reward, normalised to [0, 1].
+	Reward float64
+}
+
+// Key identifies an abstraction regardless of modifier and provenance, for
+// merging evidence across memories.
+func (a Abstraction) Key() string {
+	return string(a.Kind) + "|" + normPhrase(a.X) + "|" + normPhrase(a.Y)
+}
+
+// String renders the abstraction in the paper's template (Fig. 3, Fig. 7):
+// "X SHOULD BE NECESSARY to Y.", "X MAY NOT CONTRIBUTE to Y.", ...
+// ParseAbstraction reads it back.
+func (a Abstraction) String() string {
+	var rel string
+	switch a.Kind {
+	case NotContribute:
+		switch a.Modifier {
+		case ModMay:
+			rel = "MAY NOT CONTRIBUTE"
+		case ModShould:
+			rel = "SHOULD NOT CONTRIBUTE"
+		default:
+			rel = "DOES NOT CONTRIBUTE"
+		}
+	default:
+		switch a.Modifier {
+		case ModMay:
+			rel = "MAY BE NECESSARY"
+		case ModShould:
+			rel = "SHOULD BE NECESSARY"
+		default:
+			rel = "is NECESSARY"
+		}
+	}
+	return fmt.Sprintf("%s %s to %s.", a.X, rel, a.Y)
+}
+
+// weight is how strongly the offline controller trusts an item: "should"
+// (low uncertainty) 2, a plain statement 1.5, "may" 1.
+func (a Abstraction) weight() float64 {
+	switch a.Modifier {
+	case ModShould:
+		return 2
+	case ModMay:
+		return 1
+	default:
+		return 1.5
+	}
+}
+
+// normPhrase lower-cases and collapses white space, and drops a leading
+// article-free "the"-insensitive trailing period, so that phrases from
+// different generators compare equal.
+func normPhrase(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimRight(s, ".;:,!")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// FormatList renders items as the paper's numbered list ("1. X ... to Y.").
+func FormatList(items []Abstraction) string {
+	var b strings.Builder
+	for i, a := range items {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, a)
+	}
+	return b.String()
+}
