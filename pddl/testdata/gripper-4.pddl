@@ -1,0 +1,5 @@
+(define (problem gripper-4)
+  (:domain gripper)
+  (:objects rooma roomb - room b1 b2 b3 b4 - ball left right - gripper)
+  (:init (at-robby rooma) (at b1 rooma) (at b2 rooma) (at b3 rooma) (at b4 rooma))
+  (:goal (and (at b1 roomb) (at b2 roomb) (at b3 roomb) (at b4 roomb))))
