@@ -216,6 +216,9 @@ func (e *Env) saveRestore(ctx context.Context, verb, name string) error {
 
 // turn sends one line and reads the answer.
 func (e *Env) turn(ctx context.Context, line string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	if err := e.p.send(line); err != nil {
 		return "", err
 	}

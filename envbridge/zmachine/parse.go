@@ -118,13 +118,13 @@ func ParseEnding(text string) Ending {
 // reNotice matches a score notice on a line of its own: Inform's
 // "[Your score has just gone up by ten points.]" and TextWorld's
 // "Your score has just gone up by one point.", up or down.
-var reNotice = regexp.MustCompile(`(?i)^\s*[\[(]?\s*your score has (?:just )?(?:gone|went) (?:up|down) by [\w -]{1,40} points?\.?\s*[\])]?\s*$`)
+var reNotice = regexp.MustCompile(`(?i)^\s*[\[(]?\s*(?:your|the) score has (?:just )?(?:gone|went) (?:up|down) by [\w -]{1,40} points?\.?\s*[\])]?\s*$`)
 
 // Clean turns one turn's output into an observation: score notices and
 // interpreter warnings are removed, the trailing prompt is cut, lines are cut
-// to maxLineBytes, runs of blank lines become one, and the text is trimmed.
+// to maxLineBytes (the caller bounds the whole text), runs of blank lines become one, and the text is trimmed.
 func Clean(text string) string {
-	text = stripPrompt(clip(text))
+	text = stripPrompt(text)
 	var b strings.Builder
 	blank := false
 	for _, line := range lines(text) {

@@ -41,11 +41,12 @@ type proc struct {
 	werr   error
 
 	maxTurn int
-	timeout time.Duration
+	timeout time.Duration // no output at all
+	quiet   time.Duration // silence after some output without a prompt
 }
 
 // startProc starts argv[0] with argv[1:] (no shell) in dir.
-func startProc(argv []string, dir string, maxTurn int, timeout time.Duration) (*proc, error) {
+func startProc(argv []string, dir string, maxTurn int, timeout, quiet time.Duration) (*proc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("stdin pipe: %w", err)
@@ -60,7 +61,7 @@ func startProc(argv []string, dir string, maxTurn int, timeout time.Duration) (*
 	cmd.Dir = dir
 	cmd.Stdin = inR
 	cmd.Stdout = outW
-	p := &proc{cmd: cmd, stdin: inW, chunks: make(chan []byte, 16), dead: make(chan struct{}), stderr: &capBuffer{max: 4096}, maxTurn: maxTurn, timeout: timeout}
+	p := &proc{cmd: cmd, stdin: inW, chunks: make(chan []byte, 16), dead: make(chan struct{}), stderr: &capBuffer{max: 4096}, maxTurn: maxTurn, timeout: timeout, quiet: quiet}
 	cmd.Stderr = p.stderr
 	setProcAttr(cmd)
 	err = cmd.Start()
@@ -105,8 +106,9 @@ func (p *proc) send(line string) error {
 
 // readTurn reads the output of one turn: up to the prompt the interpreter
 // prints when it waits for input. As a fall-back for a game whose prompt is
-// not recognised, output that stops for Config.TurnTimeout without a prompt is
-// taken as the whole turn; no output at all in that time is ErrTurnTimeout.
+// not recognised, output that stops for Config.QuietTime without a prompt is
+// taken as the whole turn; no output at all within Config.TurnTimeout is
+// ErrTurnTimeout.
 // On a cancelled ctx the interpreter is killed.
 func (p *proc) readTurn(ctx context.Context) (string, error) {
 	var head []byte           // the turn's text, up to maxTurn bytes
@@ -152,11 +154,9 @@ func (p *proc) readTurn(ctx context.Context) (string, error) {
 			if promptEnd(tail) {
 				return finishTurn(head, truncated), nil
 			}
-			// Output keeps coming: the deadline is on silence, not on the turn.
-			if !timer.Stop() {
-				<-timer.C
-			}
-			timer.Reset(p.timeout)
+			// Output has come: from now on the deadline is on silence.
+			timer.Stop()
+			timer.Reset(p.quiet)
 		}
 	}
 }

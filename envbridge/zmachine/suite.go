@@ -33,10 +33,13 @@ type Config struct {
 	// Seed is every task's random seed (classic games draw from it; TextWorld
 	// games are deterministic). Default 1.
 	Seed int64
-	// TurnTimeout is how long the interpreter may stay silent before a turn's
-	// output is taken as complete without a prompt (or, with no output at all,
-	// before it is killed with ErrTurnTimeout). Default 5 s.
+	// TurnTimeout is how long the interpreter may take to start answering a
+	// command before it is killed with ErrTurnTimeout. Default 10 s.
 	TurnTimeout time.Duration
+	// QuietTime is the fall-back end of a turn: once the interpreter has
+	// written something, silence this long without a recognised prompt ends
+	// the turn. Turns normally end at the prompt, long before. Default 1 s.
+	QuietTime time.Duration
 	// MaxTurnBytes caps the text kept from one turn (the rest is dropped and
 	// the observation says so). Default 256 KiB.
 	MaxTurnBytes int
@@ -76,7 +79,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.Seed = 1
 	}
 	if c.TurnTimeout <= 0 {
-		c.TurnTimeout = 5 * time.Second
+		c.TurnTimeout = 10 * time.Second
+	}
+	if c.QuietTime <= 0 {
+		c.QuietTime = time.Second
 	}
 	if c.MaxTurnBytes <= 0 {
 		c.MaxTurnBytes = 256 << 10
@@ -303,7 +309,7 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 func (s *Suite) start(ctx context.Context, g *game, seed int64, dir string) (*proc, string, error) {
 	argv := append([]string{s.cfg.Interpreter}, s.cfg.Args...)
 	argv = append(argv, "-R", dir, "-s", strconv.FormatInt(seed, 10), g.file)
-	p, err := startProc(argv, dir, s.cfg.MaxTurnBytes, s.cfg.TurnTimeout)
+	p, err := startProc(argv, dir, s.cfg.MaxTurnBytes, s.cfg.TurnTimeout, s.cfg.QuietTime)
 	if err != nil {
 		return nil, "", err
 	}
