@@ -1,0 +1,129 @@
+package llm
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestMeter(t *testing.T) {
+	m := NewMeter(map[string]Price{"gpt": {PromptPerM: 2, CompletionPerM: 8}, "emb": {PromptPerM: 0.02}})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.Call("summarize", "gpt", Usage{PromptTokens: 1000, CompletionTokens: 100})
+			m.Call("think", "gpt", Usage{PromptTokens: 500, CompletionTokens: 50})
+			m.Call(EmbedPurpose, "emb", Usage{PromptTokens: 10_000})
+			m.Call("check", "local", Usage{PromptTokens: 7, CompletionTokens: 3})
+			m.Hit("summarize", "gpt")
+			m.Retry("think", "gpt")
+			m.Error("check", "local")
+		}()
+	}
+	wg.Wait()
+	r := m.Report()
+	sum := r.ByPurpose["summarize"]
+	if sum.Calls != 10 || sum.PromptTokens != 10_000 || sum.CompletionTokens != 1000 || sum.CacheHits != 10 {
+		t.Errorf("summarize = %+v", sum)
+	}
+	if want := (10_000*2.0 + 1000*8.0) / 1e6; math.Abs(sum.CostUSD-want) > 1e-12 {
+		t.Errorf("summarize cost = %v, want %v", sum.CostUSD, want)
+	}
+	if th := r.ByPurpose["think"]; th.Retries != 10 || th.Calls != 10 {
+		t.Errorf("think = %+v", th)
+	}
+	if e := r.ByPurpose[EmbedPurpose]; math.Abs(e.CostUSD-100_000*0.02/1e6) > 1e-12 {
+		t.Errorf("embed cost = %v", e.CostUSD)
+	}
+	if r.Total.Calls != 40 || r.Total.Errors != 10 || r.Total.CacheHits != 10 {
+		t.Errorf("total = %+v", r.Total)
+	}
+	if g := r.ByModel["gpt"]; g.Calls != 20 || g.PromptTokens != 15_000 {
+		t.Errorf("by model gpt = %+v", g)
+	}
+	if len(r.Unpriced) != 1 || r.Unpriced[0] != "local" {
+		t.Errorf("Unpriced = %v, want [local]", r.Unpriced)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil || back.Total != r.Total || back.ByPurpose["think"] != r.ByPurpose["think"] {
+		t.Errorf("JSON round trip: %v, %+v", err, back.Total)
+	}
+	s := r.String()
+	for _, want := range []string{"llm total", "summarize", "think", "embed", "no price for local", "10 retries"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("String() lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestNilMeter(t *testing.T) {
+	var m *Meter
+	m.Call("x", "y", Usage{PromptTokens: 1})
+	m.Hit("x", "y")
+	m.Retry("x", "y")
+	m.Error("x", "y")
+	if r := m.Report(); r.Total != (Stats{}) || len(r.ByPurpose) != 0 {
+		t.Errorf("nil meter report = %+v", r)
+	}
+}
+
+func TestParsePrices(t *testing.T) {
+	tests := []struct {
+		in   string
+		want map[string]Price
+		bad  bool
+	}{
+		{"", map[string]Price{}, false},
+		{"gpt-4o-mini=0.15/0.60, text-embedding-3-small=0.02", map[string]Price{
+			"gpt-4o-mini": {0.15, 0.6}, "text-embedding-3-small": {0.02, 0}}, false},
+		{"a=1/2/3", nil, true},
+		{"=1/2", nil, true},
+		{"a", nil, true},
+		{"a=x/1", nil, true},
+		{"a=-1/1", nil, true},
+		{"a=NaN", nil, true},
+	}
+	for _, tc := range tests {
+		got, err := ParsePrices(tc.in)
+		if (err != nil) != tc.bad {
+			t.Errorf("ParsePrices(%q) err = %v, want error %v", tc.in, err, tc.bad)
+			continue
+		}
+		if tc.bad {
+			continue
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("ParsePrices(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("ParsePrices(%q)[%q] = %v, want %v", tc.in, k, got[k], v)
+			}
+		}
+	}
+}
+
+func FuzzParsePrices(f *testing.F) {
+	for _, s := range []string{"", "a=1/2", "gpt-4o-mini=0.15/0.60,emb=0.02", "a=1e400", "=,", "a=1/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePrices(s)
+		if err != nil {
+			return
+		}
+		for k, v := range p {
+			if k == "" || !(v.PromptPerM >= 0 && v.CompletionPerM >= 0) || math.IsInf(v.PromptPerM, 0) {
+				t.Fatalf("ParsePrices(%q) accepted %q=%+v", s, k, v)
+			}
+		}
+	})
+}
