@@ -43,6 +43,9 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 	if e.closed {
 		return envbridge.Observation{}, envbridge.ErrClosed
 	}
+	if err := ctx.Err(); err != nil {
+		return envbridge.Observation{}, fmt.Errorf("zmachine reset %s: %w", t.ID, err)
+	}
 	g, ok := e.suite.byID[t.ID]
 	if !ok {
 		return envbridge.Observation{}, fmt.Errorf("zmachine reset %q: %w", t.ID, envbridge.ErrUnknownTask)

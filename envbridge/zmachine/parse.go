@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxLineBytes bounds one line of game output as the parsers see it: a longer
@@ -197,7 +198,11 @@ func lines(text string) []string {
 	ls := strings.Split(text, "\n")
 	for i, l := range ls {
 		if len(l) > maxLineBytes {
-			ls[i] = l[:maxLineBytes]
+			cut := maxLineBytes
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			ls[i] = l[:cut]
 		}
 	}
 	return ls

@@ -1,0 +1,24 @@
+package zmachine
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/samem/trainer/envbridge/envtest"
+)
+
+func TestConformanceTiny(t *testing.T) {
+	s, _ := tinySuite(t, Config{})
+	envtest.Run(t, s, envtest.Options{FreeForm: true, Steps: 5, Actions: []string{"take coin", "drop coin", "look"}})
+}
+
+func TestConformanceShared(t *testing.T) {
+	needInterpreter(t)
+	dir := gamesDir(t)
+	noChildrenLeft(t)
+	s, err := NewSuite(ctxT(t), Config{}, filepath.Join(dir, "arigraph", "hunt.z8"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	envtest.Run(t, s, envtest.Options{FreeForm: true, Steps: 8, Actions: []string{"west", "take key 1", "look", "east"}})
+}
