@@ -1,0 +1,117 @@
+package summarize
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/samem/trainer/belief"
+	"github.com/samem/trainer/envbridge"
+)
+
+// Situations of the offline summariser's household states. The forgetting
+// step's offline checker reads states by these sentences, so they are
+// exported. A state names the situation the agent is in with respect to its
+// task, de-indexicalised as seed 002 Appendix D.1 asks of the model ("the
+// target object", "the final destination"): the same situation in another
+// task (another object, another room) gives the same text. Situations that
+// call for different strategies use different words, so that their
+// embeddings fall well below the 0.85 clustering threshold (a test checks
+// this with the offline embedder); where a situation keeps the verb of the
+// task (cleaning, heating, cooling) the variants may merge, since one
+// strategy serves all three.
+const (
+	Searching     = "Nothing is held yet, and the target object has not turned up anywhere checked so far."
+	FacingClosed  = "Facing a shut receptacle whose inside cannot be seen."
+	TargetHere    = "The target object lies right here, within reach."
+	TargetSeen    = "The target object was spotted earlier, at another place."
+	CarryOther    = "Some other item is in hand instead of the target object."
+	NeedsPrefix   = "Carrying the target object, which still needs " // + "heating." ...
+	AtAppliance   = "Beside the appliance that can do the required "  // + "heating" ...
+	ReadyToPlace  = "The carried item is ready; only its delivery to the goal place remains."
+	AtDestination = "Arrived at the final destination with the target object in hand."
+	MustExamine   = "Holding the target object for examination; a light source must be reached."
+	AtLamp        = "A lamp stands here while the target object is held for examination."
+)
+
+var gerund = map[string]string{"clean": "cleaning", "heat": "heating", "cool": "cooling"}
+
+// HouseholdState renders a belief as an offline state: the one sentence of
+// the situation the agent is in.
+func HouseholdState(b *belief.Belief) string {
+	switch {
+	case b.HoldingTarget() && b.NeedsProcessing() && b.AtAppliance():
+		return AtAppliance + gerund[b.Process()] + ", with the target object carried."
+	case b.HoldingTarget() && b.NeedsProcessing():
+		return NeedsPrefix + gerund[b.Process()] + " at an appliance somewhere else."
+	case b.HoldingTarget() && b.Goal.Lamp != "" && b.Lamp() != "":
+		return AtLamp
+	case b.HoldingTarget() && b.Goal.Lamp != "":
+		return MustExamine
+	case b.HoldingTarget() && b.AtDestination():
+		return AtDestination
+	case b.HoldingTarget():
+		return ReadyToPlace
+	case b.Holding != "":
+		return CarryOther
+	case b.TargetHere() != "":
+		return TargetHere
+	case b.TargetSeenAt() != "":
+		return TargetSeen
+	case b.AtClosed():
+		return FacingClosed
+	default:
+		return Searching
+	}
+}
+
+// Offline is the rule-based summariser: household states from a belief
+// built from the text, and for other styles the current observation reduced
+// to its first sentences (Jericho-style summarising of the current
+// observation only, seed 002 Appendix A).
+type Offline struct{}
+
+// Begin implements Summarizer.
+func (Offline) Begin(t envbridge.Task, style envbridge.Style) Session {
+	if style == envbridge.StyleHousehold {
+		return &householdSession{b: belief.New(t.Goal)}
+	}
+	return textSession{}
+}
+
+type householdSession struct{ b *belief.Belief }
+
+func (s *householdSession) Summarize(_ context.Context, action string, obs envbridge.Observation) (string, error) {
+	s.b.Observe(action, obs.Text)
+	return HouseholdState(s.b), nil
+}
+
+type textSession struct{}
+
+// notice matches score notices and status clutter that carry no situation.
+var notice = regexp.MustCompile(`\[[^\]]*\]|\*\*\*[^*]*\*\*\*|>`)
+
+// MaxSentences is how many sentences the offline summary of free text keeps
+// (the Jericho prompt asks for at most three, Fig. 12).
+const MaxSentences = 3
+
+func (textSession) Summarize(_ context.Context, _ string, obs envbridge.Observation) (string, error) {
+	t := fold(notice.ReplaceAllString(obs.Text, " "))
+	if t == "" {
+		return "", ErrEmptySummary
+	}
+	return clip(firstSentences(t, MaxSentences), MaxStateLen), nil
+}
+
+// firstSentences keeps the first n sentences of s.
+func firstSentences(s string, n int) string {
+	count := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c == '.' || c == '!' || c == '?') && (i+1 == len(s) || s[i+1] == ' ') {
+			count++
+			if count == n {
+				return s[:i+1]
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,229 @@
+package thought
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/samem/trainer/belief"
+	"github.com/samem/trainer/envbridge"
+)
+
+// Strategy is one de-indexicalised thought of the offline thinker's fixed
+// library, with the rule that turns it into an action.
+type Strategy struct {
+	Thought string
+	// act returns the action the strategy leads to, or "" when it has none
+	// here (the executor then falls back to a harmless action).
+	act func(x *executor) string
+}
+
+// executor maps a strategy onto one action from what the agent has seen.
+type executor struct {
+	b   *belief.Belief
+	adm []string
+	rng *rand.Rand
+}
+
+// find is the first admissible action with the given prefix, or "".
+func (x *executor) find(prefix string) string {
+	for _, a := range x.adm {
+		if strings.HasPrefix(a, prefix) {
+			return a
+		}
+	}
+	return ""
+}
+
+func (x *executor) goTo(recep string) string {
+	if recep == "" || recep == x.b.At {
+		return ""
+	}
+	return x.find("go to " + recep)
+}
+
+// search goes to a receptacle not yet visited, in room order; once all are
+// visited, to a random one other than the current.
+func (x *executor) search() string {
+	for _, r := range x.b.Unvisited() {
+		if a := x.goTo(r); a != "" {
+			return a
+		}
+	}
+	var gos []string
+	for _, a := range x.adm {
+		if strings.HasPrefix(a, "go to ") && a != "go to "+x.b.At {
+			gos = append(gos, a)
+		}
+	}
+	if len(gos) == 0 {
+		return ""
+	}
+	return gos[x.rng.IntN(len(gos))]
+}
+
+// HouseholdStrategies is the offline thinker's library for household tasks.
+// Exploring picks among them uniformly at random; a guided step follows the
+// given one. Several are useless for every task on purpose (checking the
+// inventory, looking around): an unguided agent wastes steps on them as a
+// model without memory would, and memory has something to learn.
+var HouseholdStrategies = []Strategy{
+	{"Search for the target object: go to a receptacle that has not been checked yet.", func(x *executor) string { return x.search() }},
+	{"Go back to the place where the target object was seen.", func(x *executor) string { return x.goTo(x.b.TargetSeenAt()) }},
+	{"Open the closed receptacle here to see what is inside.", func(x *executor) string {
+		if x.b.At == "" {
+			return ""
+		}
+		return x.find("open " + x.b.At)
+	}},
+	{"Take the target object from the receptacle here.", func(x *executor) string {
+		t := x.b.TargetHere()
+		if t == "" {
+			return ""
+		}
+		return x.find("take " + t + " from ")
+	}},
+	{"Go to the appliance that can clean, heat or cool the target object, as the task requires.", func(x *executor) string {
+		return x.goTo(x.b.FirstOfKind(x.b.Appliance()))
+	}},
+	{"Use the appliance here to clean, heat or cool the carried target object, as the task requires.", func(x *executor) string {
+		if x.b.Process() == "" || x.b.Holding == "" {
+			return ""
+		}
+		return x.find(x.b.Process() + " " + x.b.Holding + " with ")
+	}},
+	{"Carry the target object to the final destination.", func(x *executor) string {
+		return x.goTo(x.b.FirstOfKind(x.b.Goal.Receptacle))
+	}},
+	{"Place the carried target object at the final destination here.", func(x *executor) string {
+		if x.b.Holding == "" {
+			return ""
+		}
+		if a := x.find("put " + x.b.Holding + " "); a != "" {
+			return a
+		}
+		return x.find("move " + x.b.Holding + " to ")
+	}},
+	{"Find the light source: go to where it was seen, or look for it.", func(x *executor) string {
+		if at := x.b.LampSeenAt(); at != "" {
+			return x.goTo(at)
+		}
+		return x.search()
+	}},
+	{"Turn on the light source here to examine the target object under it.", func(x *executor) string {
+		if l := x.b.Lamp(); l != "" {
+			return x.find("use " + l)
+		}
+		return ""
+	}},
+	{"Check what is being carried.", func(x *executor) string { return x.find("inventory") }},
+	{"Look around to get one's bearings.", func(x *executor) string { return x.find("look") }},
+	{"Close the receptacle here.", func(x *executor) string {
+		if x.b.At == "" {
+			return ""
+		}
+		return x.find("close " + x.b.At)
+	}},
+}
+
+// Offline is the rule-based thinker (issue 4): a fixed library of
+// de-indexicalised strategy thoughts and an executor that maps a strategy and
+// the admissible list onto one action. It sees only the observation text, the
+// goal and the admissible actions.
+//
+// Exploring (no guide) picks a strategy uniformly at random; a guided step
+// follows the guide: the library thought equal to it, or else the one sharing
+// the most words with it (a guide written by a model).
+type Offline struct{}
+
+// Begin implements Thinker.
+func (Offline) Begin(t envbridge.Task, style envbridge.Style, rng *rand.Rand) Session {
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(0, 0))
+	}
+	if style == envbridge.StyleHousehold {
+		return &householdSession{b: belief.New(t.Goal), rng: rng}
+	}
+	return &fictionSession{rng: rng, tried: map[string]int{}}
+}
+
+type householdSession struct {
+	b    *belief.Belief
+	rng  *rand.Rand
+	last string // the action of the previous step, to update the belief
+}
+
+func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) {
+	s.b.Observe(s.last, in.Obs.Text)
+	i := pick(householdThoughts, in.Guide, s.rng)
+	st := HouseholdStrategies[i]
+	x := &executor{b: s.b, adm: in.Obs.Admissible, rng: s.rng}
+	act := st.act(x)
+	if act == "" {
+		act = fallback(in.Obs.Admissible)
+	}
+	s.last = act
+	return Decision{Thought: st.Thought, Action: act, Matched: true}, nil
+}
+
+// fallback is the harmless action taken when a strategy has no action here.
+func fallback(adm []string) string {
+	for _, a := range adm {
+		if a == "look" {
+			return a
+		}
+	}
+	if len(adm) > 0 {
+		return adm[0]
+	}
+	return "look"
+}
+
+var householdThoughts = func() []string {
+	out := make([]string, len(HouseholdStrategies))
+	for i, st := range HouseholdStrategies {
+		out[i] = st.Thought
+	}
+	return out
+}()
+
+// pick chooses a thought of lib: the guide's, or uniformly at random.
+func pick(lib []string, guide string, rng *rand.Rand) int {
+	if guide == "" {
+		return rng.IntN(len(lib))
+	}
+	best, bestScore := 0, -1.0
+	gw := words(guide)
+	for i, t := range lib {
+		if t == guide {
+			return i
+		}
+		if s := overlap(gw, words(t)); s > bestScore {
+			best, bestScore = i, s
+		}
+	}
+	return best
+}
+
+func words(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+		m[w] = true
+	}
+	return m
+}
+
+// overlap is the Jaccard similarity of two word sets.
+func overlap(a, b map[string]bool) float64 {
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
