@@ -299,7 +299,7 @@ func FuzzDecodeResponse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r, err := DecodeResponse(line)
 		if err != nil {
-			if !errors.Is(err, ErrProtocol) || len(err.Error()) > 2*maxQuote+300 {
+			if !errors.Is(err, ErrProtocol) || len(err.Error()) > 4*maxQuote+300 {
 				t.Fatalf("error %v", err)
 			}
 			return
