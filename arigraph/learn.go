@@ -1,0 +1,122 @@
+package arigraph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// locationRels are relations that place an object somewhere; an object is in
+// one place at a time (the offline outdated-edge rule).
+var locationRels = map[string]bool{
+	"is in": true, "is on": true, "is at": true, "in": true, "on": true,
+	"is inside": true, "located in": true, "is located in": true,
+}
+
+// exclusive groups of states: a new state replaces any other of its group.
+var stateGroups = [][]string{{"open", "closed"}, {"locked", "unlocked"}, {"on", "off"}}
+
+func sameGroup(a, b string) bool {
+	for _, g := range stateGroups {
+		ia, ib := false, false
+		for _, s := range g {
+			ia = ia || s == a
+			ib = ib || s == b
+		}
+		if ia && ib {
+			return true
+		}
+	}
+	// an opened thing is no longer locked
+	return a == "open" && b == "locked"
+}
+
+// RuleOutdated is the offline outdated-edge detector: among existing edges,
+// those that new ones contradict. An object is in one place ("x, is in, p"
+// replaces "x, is on, q" and "q, contains, x" for q != p), and a state
+// replaces the other states of its group (open/closed, locked/unlocked,
+// on/off; open also ends locked).
+func RuleOutdated(existing, fresh []Triplet) []Replacement {
+	var out []Replacement
+	for _, n := range fresh {
+		n = n.Norm()
+		for _, e := range existing {
+			e = e.Norm()
+			if e == n {
+				continue
+			}
+			switch {
+			case locationRels[n.Relation] && locationRels[e.Relation] && e.Subject == n.Subject && e.Object != n.Object:
+				out = append(out, Replacement{e, n})
+			case locationRels[n.Relation] && e.Relation == "contains" && e.Object == n.Subject && e.Subject != n.Object:
+				out = append(out, Replacement{e, n})
+			case n.Relation == RelState && e.Relation == RelState && e.Subject == n.Subject && e.Object != n.Object && sameGroup(n.Object, e.Object):
+				out = append(out, Replacement{e, n})
+			}
+		}
+	}
+	return out
+}
+
+// Extractor extracts triplets from an observation (the LLM or the rules).
+type Extractor interface {
+	Extract(ctx context.Context, example []Triplet, observation string) ([]Triplet, error)
+}
+
+// Outdater finds the existing edges that new ones make outdated.
+type Outdater interface {
+	Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replacement, error)
+}
+
+// RuleOutdater is the offline Outdater (RuleOutdated).
+type RuleOutdater struct{}
+
+// Outdated implements Outdater with RuleOutdated.
+func (RuleOutdater) Outdated(_ context.Context, existing, fresh []Triplet) ([]Replacement, error) {
+	return RuleOutdated(existing, fresh), nil
+}
+
+// Update is what one learning step changed.
+type Update struct {
+	New     []Triplet     // E_s^t, the triplets extracted from the observation
+	Removed []Replacement // outdated edges and what replaced them
+}
+
+// Learn is the learning step of seed 000 Sec. 2: the new triplets E_s^t
+// (extracted by the caller) name vertices V_s^t; the edges incident to them
+// E_s^rel are checked for outdated ones, which are removed; then E_s^t and
+// the episodic vertex of the observation (with its episodic edge to E_s^t)
+// are added. The edges E_s^rel exclude the new triplets themselves.
+func (g *Graph) Learn(ctx context.Context, od Outdater, step int, observation string, fresh []Triplet) (Update, error) {
+	var clean []Triplet
+	seen := map[Triplet]bool{}
+	for _, t := range fresh {
+		t = t.Norm()
+		if t.Valid() && !seen[t] {
+			seen[t] = true
+			clean = append(clean, t)
+		}
+	}
+	var rel []Triplet
+	for _, e := range g.Incident(Entities(clean)) {
+		if !seen[e] {
+			rel = append(rel, e)
+		}
+	}
+	var reps []Replacement
+	if len(rel) > 0 && len(clean) > 0 {
+		var err error
+		reps, err = od.Outdated(ctx, rel, clean)
+		if err != nil {
+			return Update{}, fmt.Errorf("outdated edges at step %d: %w", step, err)
+		}
+		old := make([]Triplet, len(reps))
+		for i, r := range reps {
+			old[i] = r.Old
+		}
+		g.Remove(old...)
+	}
+	g.Add(clean...)
+	g.AddEpisode(step, strings.TrimSpace(observation), clean)
+	return Update{New: clean, Removed: reps}, nil
+}
