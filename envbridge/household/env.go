@@ -44,8 +44,9 @@ type Env struct {
 
 var _ envbridge.Env = (*Env)(nil)
 
-// Reset starts an episode of t (looked up by ID; the suite's start state is
-// used, t.MaxSteps when > 0 overrides the limit). Errors: envbridge.ErrClosed,
+// Reset starts an episode of t, looked up by ID: the start state is the
+// suite's (fixed by Config.Seed and the ID; t.Seed is informational), and
+// t.MaxSteps, when > 0, overrides the suite's limit. Errors: envbridge.ErrClosed,
 // envbridge.ErrUnknownTask, or the context's error.
 func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observation, error) {
 	if e.closed {
