@@ -1,0 +1,144 @@
+package clin
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/thought"
+)
+
+// episode is one trial of CLIN.
+type episode struct {
+	m      *Method
+	start  agent.Start
+	memory []Abstraction
+	rng    *rand.Rand
+	trace  []Step
+	goal   string // the goal behind the pending action
+}
+
+// Act implements agent.Episode: select memory items relevant now, ask the
+// controller for the next goal, and let the executor turn it into an
+// admissible action, retrying with feedback (Sec. 3.3, Alg. 1 lines 6-7).
+func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
+	query := e.start.Task.Goal + "\n" + obs.Text
+	shown, err := e.m.selectItems(ctx, e.memory, query)
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	in := ControllerInput{
+		Task: e.start.Task, Style: e.start.Style, Memory: shown,
+		Trace: e.trace, Obs: obs, Rand: e.rng,
+	}
+	for try := 0; try <= e.m.cfg.Retries; try++ {
+		p, err := e.m.ctrl.Next(ctx, in)
+		if err != nil {
+			return agent.Decision{}, fmt.Errorf("clin: controller: %w", err)
+		}
+		action, ok, err := e.execute(ctx, p, in)
+		if err != nil {
+			return agent.Decision{}, fmt.Errorf("clin: executor: %w", err)
+		}
+		if ok {
+			e.goal = p.Goal
+			return agent.Decision{Thought: p.Goal, Action: action, Guided: len(p.Used) > 0}, nil
+		}
+		rejected := p.Action
+		if rejected == "" {
+			rejected = p.Goal
+		}
+		in.Rejected = append(in.Rejected, rejected)
+	}
+	// Out of retries: act rather than stall, with an admissible action the
+	// trial has not tried yet when there is one.
+	e.goal = "explore (no executable goal after retries)"
+	return agent.Decision{Thought: e.goal, Action: fallback(obs.Admissible, e.trace, e.rng)}, nil
+}
+
+// execute is the executor: a candidate action is matched onto the
+// admissible list (exact, else the most similar by embedding at >= 0.9);
+// an offline goal phrase is realised by an admissible action with that phrase.
+func (e *episode) execute(ctx context.Context, p Proposal, in ControllerInput) (string, bool, error) {
+	if p.Action == "" && p.Goal == "" {
+		return "", false, nil
+	}
+	if p.Action == "" {
+		tr := replay(in.Task.Goal, in.Trace)
+		if in.Obs.Admissible == nil {
+			return p.Goal, true, nil
+		}
+		var fresh, all []string
+		for _, a := range in.Obs.Admissible {
+			if tr.phrase(a) == normPhrase(p.Goal) {
+				all = append(all, a)
+				if tr.tried[normPhrase(a)] == 0 {
+					fresh = append(fresh, a)
+				}
+			}
+		}
+		if len(fresh) > 0 {
+			all = fresh
+		}
+		if len(all) > 0 {
+			return all[e.intn(len(all))], true, nil
+		}
+	}
+	cand := p.Action
+	if cand == "" {
+		cand = p.Goal
+	}
+	match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, cand, in.Obs.Admissible)
+	return match, ok, err
+}
+
+func (e *episode) intn(n int) int {
+	if e.rng == nil || n <= 1 {
+		return 0
+	}
+	return e.rng.IntN(n)
+}
+
+func fallback(admissible []string, trace []Step, rng *rand.Rand) string {
+	if len(admissible) == 0 {
+		return "look"
+	}
+	tried := map[string]bool{}
+	for _, s := range trace {
+		tried[strings.ToLower(s.Action)] = true
+	}
+	var fresh []string
+	for _, a := range admissible {
+		if !tried[strings.ToLower(a)] {
+			fresh = append(fresh, a)
+		}
+	}
+	if len(fresh) == 0 {
+		fresh = admissible
+	}
+	if rng == nil {
+		return fresh[0]
+	}
+	return fresh[rng.IntN(len(fresh))]
+}
+
+// Observe implements agent.Episode: the step joins the trial so far.
+func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
+	e.trace = append(e.trace, Step{
+		Goal: e.goal, Action: tr.Decision.Action,
+		Observation: tr.Result.Text, Reward: tr.Result.Reward,
+	})
+	return nil
+}
+
+// Finish implements agent.Episode: in Train mode the memory generator writes
+// the task's next memory (Eq. 2); in Eval mode memory is frozen.
+func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
+	if e.start.Mode == agent.Eval {
+		return nil
+	}
+	return e.m.finish(ctx, e.start, e.trace, out)
+}

@@ -1,0 +1,393 @@
+// Package clin is CLIN (seed 004): a language agent whose memory is a list of
+// causal abstractions ("X SHOULD BE NECESSARY to Y", "X DOES NOT CONTRIBUTE
+// to Y") that a memory generator rewrites after every trial, a controller
+// that proposes the next goal from the task, the memory items relevant now
+// and the trial so far, and an executor that turns the goal into an
+// admissible action.
+//
+// How the harness's modes map onto the paper's two kinds of learning:
+//
+//   - Train: every episode is a trial of its task. A task's first trial
+//     starts from a meta-memory generated from the archive of the best
+//     memories of the other tasks of its type (GEN-ENV, Eq. 3; empty, so
+//     CLIN-BASE, when the archive is empty); every later trial of the same
+//     task starts from the memory the generator wrote after the previous one
+//     (ADAPT, Eq. 2). Training over several iterations is therefore repeated
+//     trials of the same training tasks with per-task memory.
+//   - Eval (held-out tasks, memory frozen): each task is new, so its single
+//     trial uses a meta-memory generated from the archive built in training
+//     (GEN-ENV on unseen environments); nothing is stored.
+//
+// The archive holds, for every trained task of a type, the memory generated
+// after its best trial; the 10 best enter a meta-memory (Sec. 3.4,
+// "a fixed archive of size 10").
+package clin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
+)
+
+// Config tunes CLIN. The zero value of a field means its default.
+type Config struct {
+	// TopK is how many memory items the controller sees at a step, chosen by
+	// embedding similarity to the task and current observation. The paper
+	// selects "relevant" items with an extra LLM call and gives no number
+	// (Sec. 3.3); default 12, about the size of the memories it shows
+	// (Fig. 10-12).
+	TopK int
+	// Archive is how many best memories of earlier episodes feed a
+	// meta-memory (Sec. 3.4: 10).
+	Archive int
+	// Window is how many recent memories the generator sees (Eq. 2: 3).
+	Window int
+	// Retries is how many times the executor asks again when a candidate
+	// action is not admissible (Sec. 3.3: 5).
+	Retries int
+	// Temperature of the LLM-backed roles; default 0.
+	Temperature float64
+	// MaxTokens of a memory generator reply; default 1024.
+	MaxTokens int
+}
+
+// Defaults of Config.
+const (
+	DefaultTopK      = 12
+	DefaultArchive   = 10
+	DefaultWindow    = 3
+	DefaultRetries   = 5
+	DefaultMaxTokens = 1024
+)
+
+func (c Config) withDefaults() Config {
+	if c.TopK <= 0 {
+		c.TopK = DefaultTopK
+	}
+	if c.Archive <= 0 {
+		c.Archive = DefaultArchive
+	}
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
+	if c.Retries <= 0 {
+		c.Retries = DefaultRetries
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	return c
+}
+
+// Deps are the models CLIN's roles run on.
+type Deps struct {
+	// Chat runs the controller and the memory generator; nil selects the
+	// offline roles (OfflineController, OfflineGenerator).
+	Chat llm.Chatter
+	// Embed selects memory items and matches actions; required.
+	Embed llm.Embedder
+}
+
+// ErrNoEmbedder is returned by New when Deps.Embed is nil.
+var ErrNoEmbedder = errors.New("clin: an embedder is required")
+
+// Method is CLIN as an agent.Method. It is safe for concurrent use; its
+// memory is guarded by one lock.
+type Method struct {
+	cfg   Config
+	emb   llm.Embedder
+	ctrl  Controller
+	gen   Generator
+	model string // "offline" or "llm", for the checkpoint
+
+	mu    sync.Mutex
+	tasks map[string]*taskMemory // by task id
+
+	vecMu sync.Mutex
+	vecs  map[string][]float32 // embedding cache of memory item texts
+}
+
+// taskMemory is one episode in the paper's sense: the trials of one task.
+type taskMemory struct {
+	Task envbridge.Task
+	// Meta is the meta-memory S_0 generated before the first trial (Eq. 3);
+	// HasMeta says it was generated (it may be empty).
+	Meta    []Abstraction
+	HasMeta bool
+	// Trials holds S_{k+1}, the memory generated after trial k, in order.
+	Trials []Memory
+}
+
+// current is the memory the next trial starts from.
+func (tm *taskMemory) current() []Abstraction {
+	if n := len(tm.Trials); n > 0 {
+		return tm.Trials[n-1].Items
+	}
+	return tm.Meta
+}
+
+// best is the memory after the most rewarded trial (the latest among ties).
+func (tm *taskMemory) best() (Memory, bool) {
+	if len(tm.Trials) == 0 {
+		return Memory{}, false
+	}
+	b := tm.Trials[0]
+	for _, m := range tm.Trials[1:] {
+		if m.Reward >= b.Reward {
+			b = m
+		}
+	}
+	return b, true
+}
+
+// New builds CLIN with the LLM-backed roles when deps.Chat is set and the
+// offline roles otherwise.
+func New(cfg Config, deps Deps) (*Method, error) {
+	if deps.Embed == nil {
+		return nil, ErrNoEmbedder
+	}
+	cfg = cfg.withDefaults()
+	m := &Method{cfg: cfg, emb: deps.Embed, tasks: map[string]*taskMemory{}, vecs: map[string][]float32{}}
+	if deps.Chat != nil {
+		m.ctrl = &LLMController{Chat: deps.Chat, Temperature: cfg.Temperature}
+		m.gen = &LLMGenerator{Chat: deps.Chat, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		m.model = "llm"
+	} else {
+		m.ctrl, m.gen, m.model = OfflineController{}, OfflineGenerator{}, "offline"
+	}
+	return m, nil
+}
+
+// Name implements agent.Method.
+func (m *Method) Name() string { return "clin" }
+
+// Size implements agent.Sizer: "abstractions" counts the items of every
+// task's current memory, "tasks" the tasks with memory.
+func (m *Method) Size() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, tm := range m.tasks {
+		n += len(tm.current())
+	}
+	return map[string]int{"abstractions": n, "tasks": len(m.tasks)}
+}
+
+// Memory returns a copy of the memory the next trial of taskID would start
+// from (nil when the task has none), for inspection and tests.
+func (m *Method) Memory(taskID string) []Abstraction {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if tm := m.tasks[taskID]; tm != nil {
+		return append([]Abstraction(nil), tm.current()...)
+	}
+	return nil
+}
+
+// archive lists, best first, the best memories of the trained tasks of typ
+// other than exclude, at most cfg.Archive of them. The caller holds m.mu.
+func (m *Method) archive(typ, exclude string) []Archived {
+	var out []Archived
+	for id, tm := range m.tasks {
+		if id == exclude || tm.Task.Type != typ {
+			continue
+		}
+		if b, ok := tm.best(); ok {
+			out = append(out, Archived{Task: tm.Task, Reward: b.Reward, Items: append([]Abstraction(nil), b.Items...)})
+		}
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	// Prioritised by reward (Sec. 3.4, after prioritised level replay);
+	// ties by task id for a stable order.
+	sort.Slice(idx, func(i, j int) bool {
+		a, b := out[idx[i]], out[idx[j]]
+		if a.Reward != b.Reward {
+			return a.Reward > b.Reward
+		}
+		return a.Task.ID < b.Task.ID
+	})
+	sorted := make([]Archived, 0, len(out))
+	for _, i := range idx {
+		sorted = append(sorted, out[i])
+	}
+	if len(sorted) > m.cfg.Archive {
+		sorted = sorted[:m.cfg.Archive]
+	}
+	return sorted
+}
+
+// Start implements agent.Method. In Train mode the task's memory is created
+// (with its meta-memory) on its first trial; in Eval mode nothing is stored.
+func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error) {
+	mem, err := m.startMemory(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &episode{m: m, start: s, memory: mem, rng: s.Rand}, nil
+}
+
+func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction, error) {
+	m.mu.Lock()
+	if tm := m.tasks[s.Task.ID]; tm != nil && (len(tm.Trials) > 0 || tm.HasMeta) {
+		mem := append([]Abstraction(nil), tm.current()...)
+		m.mu.Unlock()
+		return mem, nil
+	}
+	arch := m.archive(s.Task.Type, s.Task.ID)
+	m.mu.Unlock()
+
+	var meta []Abstraction
+	if len(arch) > 0 {
+		var err error
+		meta, err = m.gen.Meta(ctx, MetaInput{Task: s.Task, Style: s.Style, Archive: arch})
+		if err != nil {
+			return nil, fmt.Errorf("clin: meta-memory for %s: %w", s.Task.ID, err)
+		}
+	}
+	if s.Mode == agent.Eval {
+		return meta, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tm := m.tasks[s.Task.ID]
+	if tm == nil {
+		tm = &taskMemory{Task: s.Task}
+		m.tasks[s.Task.ID] = tm
+	}
+	if len(tm.Trials) == 0 && !tm.HasMeta {
+		tm.Meta, tm.HasMeta = nilIfEmpty(meta), true
+	}
+	return append([]Abstraction(nil), tm.current()...), nil
+}
+
+// finish runs the memory generator after a training trial (Eq. 2).
+func (m *Method) finish(ctx context.Context, s agent.Start, trace []Step, out agent.Outcome) error {
+	m.mu.Lock()
+	tm := m.tasks[s.Task.ID]
+	if tm == nil {
+		tm = &taskMemory{Task: s.Task, HasMeta: true}
+		m.tasks[s.Task.ID] = tm
+	}
+	trial := len(tm.Trials)
+	var prev []Memory
+	if tm.HasMeta && trial < m.cfg.Window {
+		prev = append(prev, Memory{Trial: -1, Items: tm.Meta})
+	}
+	prev = append(prev, tm.Trials...)
+	if len(prev) > m.cfg.Window {
+		prev = prev[len(prev)-m.cfg.Window:]
+	}
+	prev = append([]Memory(nil), prev...)
+	m.mu.Unlock()
+
+	reward := normReward(out.Won, out.Score, out.MaxScore)
+	items, err := m.gen.Adapt(ctx, AdaptInput{
+		Task: s.Task, Style: s.Style, Trial: trial, Trace: trace,
+		Reward: reward, Won: out.Won, Previous: prev,
+	})
+	if err != nil {
+		return fmt.Errorf("clin: memory for %s trial %d: %w", s.Task.ID, trial, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tm.Trials = append(tm.Trials, Memory{Trial: len(tm.Trials), Reward: reward, Items: nilIfEmpty(items)})
+	return nil
+}
+
+// selectItems returns the TopK items most similar to query, in their memory
+// order (seed 004 Sec. 3.3: only selected statements are shown).
+func (m *Method) selectItems(ctx context.Context, items []Abstraction, query string) ([]Abstraction, error) {
+	if len(items) <= m.cfg.TopK {
+		return items, nil
+	}
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.String()
+	}
+	vecs, err := m.embedCached(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	q, err := m.emb.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("clin: embed query: %w", err)
+	}
+	if len(q) != 1 {
+		return nil, fmt.Errorf("clin: embed query: got %d vectors", len(q))
+	}
+	sims := make([]float64, len(items))
+	idx := make([]int, len(items))
+	for i, v := range vecs {
+		sims[i], idx[i] = cosine(q[0], v), i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sims[idx[a]] > sims[idx[b]] })
+	keep := idx[:m.cfg.TopK]
+	sort.Ints(keep)
+	out := make([]Abstraction, 0, len(keep))
+	for _, i := range keep {
+		out = append(out, items[i])
+	}
+	return out, nil
+}
+
+func (m *Method) embedCached(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var missing []string
+	var where []int
+	m.vecMu.Lock()
+	for i, t := range texts {
+		if v, ok := m.vecs[t]; ok {
+			out[i] = v
+		} else {
+			missing, where = append(missing, t), append(where, i)
+		}
+	}
+	m.vecMu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	vecs, err := m.emb.Embed(ctx, missing)
+	if err != nil {
+		return nil, fmt.Errorf("clin: embed memory: %w", err)
+	}
+	if len(vecs) != len(missing) {
+		return nil, fmt.Errorf("clin: embed memory: got %d vectors for %d texts", len(vecs), len(missing))
+	}
+	m.vecMu.Lock()
+	defer m.vecMu.Unlock()
+	// The cache holds item texts only, which are few (tens per task type).
+	for i, v := range vecs {
+		out[where[i]] = v
+		m.vecs[missing[i]] = v
+	}
+	return out, nil
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(-1)
+	}
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// nilIfEmpty stores empty memories as nil, the form a checkpoint reads back.
+func nilIfEmpty(items []Abstraction) []Abstraction {
+	if len(items) == 0 {
+		return nil
+	}
+	return items
+}
