@@ -1,11 +1,13 @@
 package arigraph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -163,4 +165,58 @@ func LoadGraphs(dir string) (map[string]*Graph, string, error) {
 		e.Triplets = append(e.Triplets, Triplet{r.Subject, r.Relation, r.Object}.Norm())
 	}
 	return out, meta[0].EmbedModel, nil
+}
+
+const filePriors = "arigraph_priors.parquet"
+
+type priorRow struct {
+	Object     string `parquet:"object_type,dict"`
+	Receptacle string `parquet:"receptacle_type,dict"`
+	Count      int    `parquet:"count"`
+}
+
+// Save implements agent.Saver: the per-task maps as graphs and the
+// persistent store of placements.
+func (m *Method) Save(_ context.Context, dir string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := SaveGraphs(dir, m.emb.Model(), m.maps); err != nil {
+		return fmt.Errorf("save arigraph: %w", err)
+	}
+	var rows []priorRow
+	for o, rs := range m.priors {
+		for r, n := range rs {
+			rows = append(rows, priorRow{o, r, n})
+		}
+	}
+	slices.SortFunc(rows, func(a, b priorRow) int {
+		return strings.Compare(a.Object+"\x00"+a.Receptacle, b.Object+"\x00"+b.Receptacle)
+	})
+	return writeAtomic(dir, filePriors, rows)
+}
+
+// Load implements agent.Saver. It refuses graphs saved with another embedder.
+func (m *Method) Load(_ context.Context, dir string) error {
+	maps, model, err := LoadGraphs(dir)
+	if err != nil {
+		return fmt.Errorf("load arigraph: %w", err)
+	}
+	if model != m.emb.Model() {
+		return fmt.Errorf("load arigraph: saved with embedder %q, running %q: %w", model, m.emb.Model(), ErrFormat)
+	}
+	rows, err := parquet.ReadFile[priorRow](filepath.Join(dir, filePriors))
+	if err != nil {
+		return fmt.Errorf("load %s: %w", filePriors, err)
+	}
+	priors := map[string]map[string]int{}
+	for _, r := range rows {
+		if priors[r.Object] == nil {
+			priors[r.Object] = map[string]int{}
+		}
+		priors[r.Object][r.Receptacle] = r.Count
+	}
+	m.mu.Lock()
+	m.maps, m.priors = maps, priors
+	m.mu.Unlock()
+	return nil
 }

@@ -1,0 +1,401 @@
+package arigraph
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/envbridge/household/hhtext"
+	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/thought"
+)
+
+// Config configures the AriGraph method. Zero fields take the defaults.
+type Config struct {
+	Depth    int // d of the semantic search; default DefaultDepth
+	Width    int // w of the semantic search; default DefaultWidth
+	Episodes int // k episodic vertices retrieved; default DefaultEpisodes
+	History  int // recent steps in working memory; default DefaultHistory
+	// Temperature of the LLM roles; default 0.
+	Temperature float64
+	// NoEpisodic turns off episodic retrieval (the paper's ablation).
+	NoEpisodic bool
+}
+
+// Deps are the models the method uses.
+type Deps struct {
+	Chat  llm.Chatter  // nil: the offline roles (Rules, RuleOutdater, Offline)
+	Embed llm.Embedder // required
+}
+
+// ErrConfig is returned by New for an invalid configuration.
+var ErrConfig = errors.New("arigraph: invalid configuration")
+
+// Method is AriGraph with the Ariadne agent as an agent.Method.
+//
+// What persists across episodes: AriGraph is a world model of one
+// environment instance, learned zero-shot within an episode (seed 000).
+// Here every episode builds its own graph. After a training episode the
+// method keeps (1) the map of that task's environment (exit and spatial
+// triplets, which a reset does not change), reused when the same task is
+// played again (the Z-machine games replay one instance); and (2) a
+// persistent store of type-level placements ("apple found in fridge"),
+// counted over the training tasks, which orders the exploration of
+// unsearched receptacles in new household scenes. Object positions and
+// states are not carried over: a reset restores them. In Eval the store is
+// read, never written; the episode's own graph is discarded at the end.
+type Method struct {
+	cfg     Config
+	chat    llm.Chatter
+	emb     llm.Embedder
+	vec     *Vectors
+	roles   *LLM
+	mu      sync.Mutex
+	maps    map[string]*Graph         // task ID -> static map triplets
+	priors  map[string]map[string]int // object type -> receptacle type -> count
+	trained int
+}
+
+// New returns an AriGraph method.
+func New(cfg Config, deps Deps) (*Method, error) {
+	if deps.Embed == nil {
+		return nil, fmt.Errorf("%w: no embedder", ErrConfig)
+	}
+	if cfg.Depth < 0 || cfg.Width < 0 || cfg.Episodes < 0 || cfg.History < 0 {
+		return nil, fmt.Errorf("%w: negative search size %+v", ErrConfig, cfg)
+	}
+	cfg.Depth = cmp.Or(cfg.Depth, DefaultDepth)
+	cfg.Width = cmp.Or(cfg.Width, DefaultWidth)
+	cfg.Episodes = cmp.Or(cfg.Episodes, DefaultEpisodes)
+	cfg.History = cmp.Or(cfg.History, DefaultHistory)
+	m := &Method{cfg: cfg, chat: deps.Chat, emb: deps.Embed, vec: NewVectors(deps.Embed),
+		maps: map[string]*Graph{}, priors: map[string]map[string]int{}}
+	if deps.Chat != nil {
+		m.roles = &LLM{Chat: deps.Chat, Temperature: cfg.Temperature}
+	}
+	return m, nil
+}
+
+// Name implements agent.Method.
+func (m *Method) Name() string { return "arigraph" }
+
+// Size implements agent.Sizer.
+func (m *Method) Size() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, g := range m.maps {
+		n += g.Len()
+	}
+	p := 0
+	for _, r := range m.priors {
+		p += len(r)
+	}
+	return map[string]int{"map_triplets": n, "maps": len(m.maps), "priors": p}
+}
+
+// Start implements agent.Method.
+func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
+	g := NewGraph()
+	m.mu.Lock()
+	if mp := m.maps[s.Task.ID]; mp != nil {
+		g.Add(mp.edges...)
+	}
+	priors := m.priorLines()
+	m.mu.Unlock()
+	rng := s.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(uint64(s.Task.Seed), 7))
+	}
+	return &episode{m: m, s: s, g: g, priors: priors, rng: rng, tried: map[string]int{}}, nil
+}
+
+// priorLines renders the store as "object found in receptacle", most
+// frequent first. Caller holds m.mu.
+func (m *Method) priorLines() []string {
+	type pr struct {
+		line string
+		n    int
+	}
+	var all []pr
+	for o, rs := range m.priors {
+		for r, n := range rs {
+			all = append(all, pr{o + " found in " + r, n})
+		}
+	}
+	slices.SortFunc(all, func(a, b pr) int {
+		if c := cmp.Compare(b.n, a.n); c != 0 {
+			return c
+		}
+		return strings.Compare(a.line, b.line)
+	})
+	out := make([]string, len(all))
+	for i, p := range all {
+		out[i] = p.line
+	}
+	return out
+}
+
+type episode struct {
+	m      *Method
+	s      agent.Start
+	g      *Graph
+	priors []string
+	rng    *rand.Rand
+
+	step     int
+	loc      string
+	lastAct  string
+	lastObs  string
+	history  []Step
+	plan     string
+	route    []string // remaining moves of a "go to" in fiction
+	routeTo  string
+	tried    map[string]int
+	examples []Triplet
+}
+
+func (e *episode) style() envbridge.Style {
+	if e.s.Style == "" {
+		return envbridge.StyleFiction
+	}
+	return e.s.Style
+}
+
+// Act implements agent.Episode: learn from the observation, retrieve, plan,
+// decide (seed 000 Sec. 3).
+func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
+	fresh, err := e.learn(ctx, obs.Text)
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	// continue a route in progress while it goes as planned
+	if len(e.route) > 0 && e.style() != envbridge.StyleHousehold {
+		d := e.route[0]
+		e.route = e.route[1:]
+		return agent.Decision{Thought: "on the way to " + e.routeTo, Action: "go " + d, Guided: true}, nil
+	}
+	wm, err := e.workingMemory(ctx, obs, fresh)
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	var reason, action string
+	if e.m.roles == nil {
+		reason, action = Offline{}.Decide(e.style(), wm, e.tried, e.rng)
+	} else {
+		if wm.Explore, err = e.m.roles.NeedsExploration(ctx, cmp.Or(e.plan, wm.Goal)); err != nil {
+			return agent.Decision{}, err
+		}
+		if e.plan, err = e.m.roles.Plan(ctx, wm); err != nil {
+			return agent.Decision{}, err
+		}
+		wm.Plan = e.plan
+		if reason, action, err = e.m.roles.Decide(ctx, wm); err != nil {
+			return agent.Decision{}, err
+		}
+		if obs.Admissible != nil && !slices.Contains(wm.Actions, action) {
+			match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, action, wm.Actions)
+			if err != nil {
+				return agent.Decision{}, err
+			}
+			if ok {
+				action = match
+			} else {
+				action = fallback(wm.Actions, e.tried, e.rng)
+			}
+		}
+		if action == "" {
+			action = "look"
+		}
+	}
+	// "go to <location>" in fiction becomes the route's moves.
+	if to, ok := strings.CutPrefix(action, "go to "); ok && e.style() != envbridge.StyleHousehold {
+		if path, ok := e.g.Route(e.loc, to); ok && len(path) > 0 {
+			e.route, e.routeTo = path[1:], to
+			e.tried[action]++
+			return agent.Decision{Thought: reason, Action: "go " + path[0], Guided: true}, nil
+		}
+	}
+	return agent.Decision{Thought: reason, Action: action, Guided: len(wm.Facts) > 0}, nil
+}
+
+// learn updates the graph from one observation (seed 000 Sec. 2) and tracks
+// the agent's location.
+func (e *episode) learn(ctx context.Context, text string) ([]Triplet, error) {
+	prev := e.loc
+	o := Rules{}.Extract(e.style(), text, e.lastAct, prev)
+	if o.Location != "" {
+		if e.style() != envbridge.StyleHousehold && prev != "" && o.Location != prev && e.routeTo != "" && len(e.route) > 0 {
+			// still en route; the route is checked against the arrival below
+		}
+		e.loc = o.Location
+	}
+	if e.routeTo != "" && len(e.route) > 0 {
+		if _, ok := e.g.Route(e.loc, e.routeTo); !ok || e.loc == prev {
+			e.route = nil // a move failed: drop the route and decide afresh
+		}
+	}
+	fresh := o.Triplets
+	if e.m.roles != nil {
+		var err error
+		fresh, err = e.m.roles.Extract(ctx, e.examples, text)
+		if err != nil {
+			return nil, err
+		}
+		// the agent's own bookkeeping of moves (Appendix B's spatial edges)
+		for _, t := range o.Triplets {
+			if _, ok := spatialDir(t); ok {
+				fresh = append(fresh, t)
+			}
+		}
+	}
+	var od Outdater = RuleOutdater{}
+	if e.m.roles != nil {
+		od = e.m.roles
+	}
+	up, err := e.g.Learn(ctx, od, e.step, text, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if len(up.New) > 0 {
+		e.examples = up.New[:min(len(up.New), 10)]
+	}
+	e.lastObs = text
+	e.step++
+	return up.New, nil
+}
+
+func (e *episode) workingMemory(ctx context.Context, obs envbridge.Observation, fresh []Triplet) (WorkingMemory, error) {
+	queries := []string{e.s.Task.Goal}
+	if g, ok := hhtext.ParseGoal(e.s.Task.Goal); ok {
+		queries = append(queries, g.Object, g.Receptacle, g.Lamp)
+	}
+	queries = append(queries, Entities(fresh)...)
+	if e.loc != "" {
+		queries = append(queries, e.loc)
+	}
+	queries = slices.DeleteFunc(queries, func(q string) bool { return q == "" })
+	k := e.m.cfg.Episodes
+	if e.m.cfg.NoEpisodic {
+		k = 0
+	}
+	r, err := e.g.Search(ctx, e.m.vec, queries, e.m.cfg.Depth, e.m.cfg.Width, k)
+	if err != nil {
+		return WorkingMemory{}, fmt.Errorf("retrieve: %w", err)
+	}
+	wm := WorkingMemory{
+		Goal:        e.s.Task.Goal,
+		History:     e.history[max(0, len(e.history)-e.m.cfg.History):],
+		Observation: obs.Text,
+		Facts:       r.Triplets,
+		K:           k,
+		Plan:        e.plan,
+		Location:    e.loc,
+		Actions:     obs.Admissible,
+		Priors:      e.priors,
+	}
+	for _, ep := range r.Episodes {
+		wm.Episodes = append(wm.Episodes, ep.Text)
+	}
+	if e.style() == envbridge.StyleHousehold {
+		wm.Exits = map[string][]string{"room": e.g.UnsearchedReceptacles()}
+		// the decider also needs what the graph knows about the held object
+		// and the goal types, which retrieval may rank low: the paper's agent
+		// sees the incident edges of the current observation's entities.
+		wm.Facts = appendNew(wm.Facts, e.g.Incident([]string{Inventory, e.loc})...)
+	} else {
+		wm.Exits = e.g.AllUnexploredExits()
+		wm.Facts = appendNew(wm.Facts, e.g.Incident([]string{Inventory, e.loc})...)
+	}
+	if obs.Admissible == nil && e.style() != envbridge.StyleHousehold {
+		for _, l := range e.g.Locations() {
+			if l != e.loc {
+				wm.Actions = append(wm.Actions, "go to "+l)
+			}
+		}
+		wm.Actions = nilIfEmpty(wm.Actions)
+	} else if obs.Admissible != nil {
+		wm.Actions = slices.Clone(obs.Admissible)
+	}
+	return wm, nil
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func appendNew(ts []Triplet, more ...Triplet) []Triplet {
+	seen := map[Triplet]bool{}
+	for _, t := range ts {
+		seen[t] = true
+	}
+	for _, t := range more {
+		if !seen[t] {
+			seen[t] = true
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// Observe implements agent.Episode.
+func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
+	e.history = append(e.history, Step{Observation: e.lastObs, Action: tr.Decision.Action})
+	e.lastAct = tr.Decision.Action
+	e.tried[tr.Decision.Action]++
+	return nil
+}
+
+// Finish implements agent.Episode: a training episode stores its map and
+// type-level placements.
+func (e *episode) Finish(_ context.Context, _ agent.Outcome) error {
+	if e.s.Mode != agent.Train {
+		return nil
+	}
+	m := e.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mp := m.maps[e.s.Task.ID]
+	if mp == nil {
+		mp = NewGraph()
+	}
+	for _, t := range e.g.edges {
+		if _, ok := spatialDir(t); ok {
+			mp.Add(t)
+		} else if _, ok := exitDir(t); ok {
+			mp.Add(t)
+		}
+	}
+	if mp.Len() > 0 {
+		m.maps[e.s.Task.ID] = mp
+	}
+	seen := map[[2]string]bool{}
+	for _, ep := range e.g.episodes {
+		for _, t := range ep.Triplets {
+			if !locationRels[t.Relation] || t.Object == Inventory {
+				continue
+			}
+			key := [2]string{kindOf(t.Subject), kindOf(t.Object)}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if m.priors[key[0]] == nil {
+				m.priors[key[0]] = map[string]int{}
+			}
+			m.priors[key[0]][key[1]]++
+		}
+	}
+	m.trained++
+	return nil
+}

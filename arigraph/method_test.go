@@ -1,0 +1,108 @@
+package arigraph
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/llm/offline"
+	"github.com/samem/trainer/runner"
+)
+
+var measure = flag.Bool("measure", false, "run the offline measurements (household valid_unseen, AriGraph games) and print them")
+
+// trainEval trains m on perType training tasks of each type, then evaluates
+// it on up to nEval valid_unseen tasks, and returns successes and episodes.
+func trainEval(t *testing.T, m agent.Method, perType, nEval int) (won, n int, steps int) {
+	t.Helper()
+	ctx := context.Background()
+	suite, err := household.New(household.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := suite.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	train, _ := suite.Tasks(envbridge.SplitTrain)
+	count := map[string]int{}
+	for i, task := range train {
+		if count[task.Type] >= perType {
+			continue
+		}
+		count[task.Type]++
+		s := agent.Start{Task: task, Mode: agent.Train, Style: suite.Style(), Rand: rand.New(rand.NewPCG(1, uint64(i)))}
+		if _, err := runner.Run(ctx, env, m, s); err != nil {
+			t.Fatalf("train %s: %v", task.ID, err)
+		}
+	}
+	eval, _ := suite.Tasks(envbridge.SplitValidUnseen)
+	if nEval > 0 && nEval < len(eval) {
+		eval = eval[:nEval]
+	}
+	for i, task := range eval {
+		s := agent.Start{Task: task, Mode: agent.Eval, Style: suite.Style(), Rand: rand.New(rand.NewPCG(2, uint64(i)))}
+		ep, err := runner.Run(ctx, env, m, s)
+		if err != nil {
+			t.Fatalf("eval %s: %v", task.ID, err)
+		}
+		n++
+		steps += ep.Outcome.Steps
+		if ep.Outcome.Won {
+			won++
+		}
+	}
+	return won, n, steps
+}
+
+func TestHouseholdOffline(t *testing.T) {
+	m, err := New(Config{}, Deps{Embed: offline.New(256)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	won, n, _ := trainEval(t, m, 1, 12)
+	// An honest floor: the offline Ariadne agent must win some unseen tasks;
+	// a decider that ignored the graph wins almost none in 50 steps.
+	if won < n/3 {
+		t.Errorf("offline AriGraph won %d of %d valid_unseen tasks", won, n)
+	}
+	if m.Size()["priors"] == 0 {
+		t.Error("training stored no placements")
+	}
+	dir := t.TempDir()
+	if err := m.Save(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	m2, _ := New(Config{}, Deps{Embed: offline.New(256)})
+	if err := m2.Load(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(m2.priors) != fmt.Sprint(m.priors) || len(m2.maps) != len(m.maps) {
+		t.Errorf("reloaded method differs: %v vs %v", m2.Size(), m.Size())
+	}
+}
+
+func TestMeasureHousehold(t *testing.T) {
+	if !*measure {
+		t.Skip("run with -measure")
+	}
+	m, _ := New(Config{}, Deps{Embed: offline.New(256)})
+	won, n, steps := trainEval(t, m, 5, 0)
+	fmt.Printf("arigraph offline household valid_unseen: won %d/%d = %.3f, mean steps %.1f\n", won, n, float64(won)/float64(n), float64(steps)/float64(n))
+}
+
+func gamesDir(t *testing.T) string {
+	d := filepath.Join("..", "..", "shared", "games", "arigraph")
+	if _, err := os.Stat(d); err != nil {
+		t.Skipf("games folder %s absent", d)
+	}
+	return d
+}
