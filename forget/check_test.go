@@ -1,7 +1,11 @@
 package forget
 
 import (
+	"context"
+
 	"errors"
+	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
 	"strings"
 	"testing"
 
@@ -56,4 +60,30 @@ func FuzzParseVerdict(f *testing.F) {
 			t.Fatalf("ParseVerdict(%q) = true with error %v", s, err)
 		}
 	})
+}
+
+func TestOfflineChecker(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		state, thought string
+		want           bool
+	}{
+		{summarize.FacingClosed, thought.OpenHere, true},
+		{summarize.Searching, thought.OpenHere, false},
+		{summarize.TargetHere, thought.TakeHere, true},
+		{summarize.Searching, thought.TakeHere, false},
+		{summarize.AtDestination, thought.PlaceHere, true},
+		{summarize.ReadyToPlace, thought.PlaceHere, false},
+		{summarize.Searching, thought.ToDest, false},
+		{summarize.ReadyToPlace, thought.ToDest, true},
+		{summarize.FacingClosed, thought.CloseHere, false},
+		{summarize.Searching, thought.Inventory, true},
+		{"a state the rules cannot read", thought.OpenHere, true},
+		{summarize.Searching, "a thought the rules do not know", true},
+	} {
+		got, err := Offline{}.Check(ctx, tc.state, tc.thought)
+		if err != nil || got != tc.want {
+			t.Errorf("Check(%q, %q) = %v, %v; want %v", tc.state, tc.thought, got, err, tc.want)
+		}
+	}
 }

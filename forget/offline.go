@@ -5,40 +5,52 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
 )
 
 // Offline is the rule-based logical checker. It judges a thought invalid when
 // the state contradicts what the thought presupposes: opening where nothing
 // is closed, taking the target object where it is not, processing or placing
-// a target object that is not carried, and so on. It reads states written by
-// the offline summariser (summarize.HouseholdState); a state it cannot read
-// gives no contradiction, so the thought is judged valid.
+// a target object that is not carried, and so on. It reads the states of the
+// offline summariser (summarize.HouseholdState) and the thoughts of the
+// offline thinker (thought.HouseholdStrategies); a state or thought it cannot
+// read gives no contradiction, so the thought is judged valid. Thoughts that
+// are merely useless (checking the inventory) are valid: the check is of
+// logic, not of merit (seed 002 Fig. 16).
 type Offline struct{}
 
-// rule: a thought containing any of when is invalid unless the state holds
-// every phrase of need, and invalid if the state holds any phrase of deny.
+// rule: a thought is invalid unless the state is one of need (when need is
+// set), and invalid when the state is one of deny.
 type rule struct {
-	when, need, deny []string
+	need, deny []string
 }
 
-var rules = []rule{
-	{when: []string{"open the closed receptacle"}, need: []string{summarize.FacingClosed}},
-	{when: []string{"take the target object"}, need: []string{summarize.TargetHere}},
-	{when: []string{"where the target object was seen"}, need: []string{summarize.TargetSeen}},
-	{when: []string{"go to the appliance"}, need: []string{summarize.NeedsPrefix}},
-	{when: []string{"use the appliance here"}, need: []string{summarize.AtAppliance}},
-	{when: []string{"carry the target object"}, deny: []string{summarize.Searching, summarize.FacingClosed, summarize.TargetHere, summarize.TargetSeen, summarize.CarryOther}},
-	{when: []string{"place the carried target object"}, need: []string{summarize.AtDestination}},
-	{when: []string{"turn on the light source"}, need: []string{summarize.AtLamp}},
-	{when: []string{"search for the target object"}, deny: []string{summarize.TargetHere, summarize.ReadyToPlace, summarize.AtDestination, summarize.AtLamp, summarize.MustExamine}},
-	{when: []string{"close the receptacle"}, deny: []string{summarize.FacingClosed}},
+var (
+	searching = []string{summarize.Searching, summarize.FacingClosed}
+	notHeld   = []string{summarize.Searching, summarize.FacingClosed, summarize.TargetHere, summarize.TargetSeen, summarize.CarryOther}
+)
+
+// rules judge the offline thinker's strategies (thought.HouseholdStrategies)
+// by what they presuppose.
+var rules = map[string]rule{
+	thought.OpenHere:     {need: []string{summarize.FacingClosed, summarize.DestClosed}},
+	thought.TakeHere:     {need: []string{summarize.TargetHere}},
+	thought.Return:       {need: []string{summarize.TargetSeen}},
+	thought.ToAppliance:  {need: []string{summarize.NeedsPrefix}},
+	thought.UseAppliance: {need: []string{summarize.AtAppliance}},
+	thought.ToDest:       {deny: notHeld},
+	thought.PlaceHere:    {need: []string{summarize.AtDestination}},
+	thought.UseLamp:      {need: []string{summarize.AtLamp}},
+	thought.FindLamp:     {need: []string{summarize.MustExamine, summarize.AtLamp}},
+	thought.Search:       {need: searching},
+	thought.CloseHere:    {deny: []string{summarize.FacingClosed, summarize.DestClosed}},
 }
 
 // offlineSituations are the states the offline checker can read.
 var offlineSituations = []string{
 	summarize.Searching, summarize.FacingClosed, summarize.TargetHere, summarize.TargetSeen,
 	summarize.CarryOther, summarize.NeedsPrefix, summarize.AtAppliance, summarize.ReadyToPlace,
-	summarize.AtDestination, summarize.MustExamine, summarize.AtLamp,
+	summarize.AtDestination, summarize.DestClosed, summarize.MustExamine, summarize.AtLamp,
 }
 
 // Check implements Checker.
@@ -46,21 +58,14 @@ func (Offline) Check(_ context.Context, state, thought string) (bool, error) {
 	if !containsAny(state, offlineSituations) {
 		return true, nil
 	}
-	th := strings.ToLower(thought)
-	for _, r := range rules {
-		if !containsAny(th, r.when) {
-			continue
-		}
-		for _, p := range r.need {
-			if !strings.Contains(state, p) {
-				return false, nil
-			}
-		}
-		if containsAny(state, r.deny) {
-			return false, nil
-		}
+	r, ok := rules[thought]
+	if !ok {
+		return true, nil
 	}
-	return true, nil
+	if r.need != nil && !containsAny(state, r.need) {
+		return false, nil
+	}
+	return !containsAny(state, r.deny), nil
 }
 
 func containsAny(s string, subs []string) bool {

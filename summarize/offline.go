@@ -29,6 +29,7 @@ const (
 	AtAppliance   = "Beside the appliance that can do the required " // + "heating" ...
 	ReadyToPlace  = "The carried item is ready; only its delivery to the goal place remains."
 	AtDestination = "Arrived at the final destination with the target object in hand."
+	DestClosed    = "A shut lid or door still blocks the goal place, while the wanted item is carried."
 	MustExamine   = "Holding the target object for examination; a light source must be reached."
 	AtLamp        = "A lamp stands here while the target object is held for examination."
 )
@@ -47,6 +48,8 @@ func HouseholdState(b *belief.Belief) string {
 		return AtLamp
 	case b.HoldingTarget() && b.Goal.Lamp != "":
 		return MustExamine
+	case b.HoldingTarget() && b.AtDestination() && b.AtClosed():
+		return DestClosed
 	case b.HoldingTarget() && b.AtDestination():
 		return AtDestination
 	case b.HoldingTarget():

@@ -14,7 +14,7 @@ import (
 func situations() map[string]string {
 	m := map[string]string{
 		"search": Searching, "closed": FacingClosed, "here": TargetHere, "seen": TargetSeen,
-		"other": CarryOther, "ready": ReadyToPlace, "dest": AtDestination, "examine": MustExamine, "lamp": AtLamp,
+		"other": CarryOther, "ready": ReadyToPlace, "dest": AtDestination, "dest-closed": DestClosed, "examine": MustExamine, "lamp": AtLamp,
 	}
 	for _, p := range []string{"cleaning", "heating", "cooling"} {
 		m["to-appliance-"+p] = NeedsPrefix + p + " at an appliance somewhere else."
@@ -68,7 +68,8 @@ func TestHouseholdStates(t *testing.T) {
 		{"take apple 1 from countertop 1", "You pick up the apple 1 from the countertop 1.", NeedsPrefix + "heating at an appliance somewhere else."},
 		{"go to microwave 1", "You arrive at microwave 1. The microwave 1 is closed.", AtAppliance + "heating, with the target object carried."},
 		{"heat apple 1 with microwave 1", "You heat the apple 1 using the microwave 1.", ReadyToPlace},
-		{"go to fridge 1", "You arrive at fridge 1. The fridge 1 is closed.", AtDestination},
+		{"go to fridge 1", "You arrive at fridge 1. The fridge 1 is closed.", DestClosed},
+		{"open fridge 1", "You open the fridge 1. The fridge 1 is open. In it, you see a lettuce 1.", AtDestination},
 	}
 	for i, st := range steps {
 		got, err := s.Summarize(context.Background(), st.action, envbridge.Observation{Text: st.obs})

@@ -62,40 +62,61 @@ func (x *executor) search() string {
 	return gos[x.rng.IntN(len(gos))]
 }
 
+// The household strategy thoughts. They are worded so that no two fall into
+// one thought cluster at the 0.85 threshold with the offline embedder (a test
+// checks it), since SAMem stores and retrieves thoughts by cluster. The
+// forgetting step's offline checker judges them by these texts.
+const (
+	Search       = "Search for the target object: go to a receptacle that has not been checked yet."
+	Return       = "Return to the spot where the wanted item was noticed before."
+	OpenHere     = "Open the closed receptacle here to see what is inside."
+	TakeHere     = "Take the target object from the receptacle here."
+	ToAppliance  = "Head for the appliance that can clean, heat or cool it, as the task requires."
+	UseAppliance = "Process the carried item with this machine right now."
+	ToDest       = "Carry the target object to the final destination."
+	PlaceHere    = "Put down what is held into this receptacle, since it is the goal."
+	FindLamp     = "Find a light source: walk to where one was seen, or keep looking."
+	UseLamp      = "Switch on the lamp here to examine the held object."
+	Inventory    = "Check what is being carried."
+	LookAround   = "Look around to get one's bearings."
+	CloseHere    = "Close the receptacle here."
+)
+
 // HouseholdStrategies is the offline thinker's library for household tasks.
-// Exploring picks among them uniformly at random; a guided step follows the
-// given one. Several are useless for every task on purpose (checking the
-// inventory, looking around): an unguided agent wastes steps on them as a
-// model without memory would, and memory has something to learn.
+// Exploring picks among the strategies that apply at random; a guided step
+// follows the given one. Some are useless for every task on purpose
+// (checking the inventory, looking around, closing): an unguided agent
+// wastes steps on them as a model without memory would, and memory has
+// something to learn.
 var HouseholdStrategies = []Strategy{
-	{"Search for the target object: go to a receptacle that has not been checked yet.", func(x *executor) string { return x.search() }},
-	{"Go back to the place where the target object was seen.", func(x *executor) string { return x.goTo(x.b.TargetSeenAt()) }},
-	{"Open the closed receptacle here to see what is inside.", func(x *executor) string {
+	{Search, func(x *executor) string { return x.search() }},
+	{Return, func(x *executor) string { return x.goTo(x.b.TargetSeenAt()) }},
+	{OpenHere, func(x *executor) string {
 		if x.b.At == "" {
 			return ""
 		}
 		return x.find("open " + x.b.At)
 	}},
-	{"Take the target object from the receptacle here.", func(x *executor) string {
+	{TakeHere, func(x *executor) string {
 		t := x.b.TargetHere()
 		if t == "" {
 			return ""
 		}
 		return x.find("take " + t + " from ")
 	}},
-	{"Go to the appliance that can clean, heat or cool the target object, as the task requires.", func(x *executor) string {
+	{ToAppliance, func(x *executor) string {
 		return x.goTo(x.b.FirstOfKind(x.b.Appliance()))
 	}},
-	{"Use the appliance here to clean, heat or cool the carried target object, as the task requires.", func(x *executor) string {
+	{UseAppliance, func(x *executor) string {
 		if x.b.Process() == "" || x.b.Holding == "" {
 			return ""
 		}
 		return x.find(x.b.Process() + " " + x.b.Holding + " with ")
 	}},
-	{"Carry the target object to the final destination.", func(x *executor) string {
+	{ToDest, func(x *executor) string {
 		return x.goTo(x.b.FirstOfKind(x.b.Goal.Receptacle))
 	}},
-	{"Place the carried target object at the final destination here.", func(x *executor) string {
+	{PlaceHere, func(x *executor) string {
 		if x.b.Holding == "" {
 			return ""
 		}
@@ -104,21 +125,21 @@ var HouseholdStrategies = []Strategy{
 		}
 		return x.find("move " + x.b.Holding + " to ")
 	}},
-	{"Find the light source: go to where it was seen, or look for it.", func(x *executor) string {
+	{FindLamp, func(x *executor) string {
 		if at := x.b.LampSeenAt(); at != "" {
 			return x.goTo(at)
 		}
 		return x.search()
 	}},
-	{"Turn on the light source here to examine the target object under it.", func(x *executor) string {
+	{UseLamp, func(x *executor) string {
 		if l := x.b.Lamp(); l != "" {
 			return x.find("use " + l)
 		}
 		return ""
 	}},
-	{"Check what is being carried.", func(x *executor) string { return x.find("inventory") }},
-	{"Look around to get one's bearings.", func(x *executor) string { return x.find("look") }},
-	{"Close the receptacle here.", func(x *executor) string {
+	{Inventory, func(x *executor) string { return x.find("inventory") }},
+	{LookAround, func(x *executor) string { return x.find("look") }},
+	{CloseHere, func(x *executor) string {
 		if x.b.At == "" {
 			return ""
 		}
@@ -155,15 +176,35 @@ type householdSession struct {
 
 func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) {
 	s.b.Observe(s.last, in.Obs.Text)
-	i := pick(householdThoughts, in.Guide, s.rng)
-	st := HouseholdStrategies[i]
 	x := &executor{b: s.b, adm: in.Obs.Admissible, rng: s.rng}
-	act := st.act(x)
-	if act == "" {
-		act = fallback(in.Obs.Admissible)
+	// A strategy applies when its rule yields an action here. Exploring picks
+	// uniformly among the strategies that apply, as a model would not propose
+	// opening where nothing is closed; a guided step follows the guide when it
+	// applies, and explores otherwise.
+	acts := make([]string, len(HouseholdStrategies))
+	var applicable []int
+	for i, st := range HouseholdStrategies {
+		if acts[i] = st.act(x); acts[i] != "" {
+			applicable = append(applicable, i)
+		}
+	}
+	i := -1
+	if in.Guide != "" {
+		if g := pick(householdThoughts, in.Guide, s.rng); acts[g] != "" {
+			i = g
+		}
+	}
+	if i < 0 && len(applicable) > 0 {
+		i = applicable[s.rng.IntN(len(applicable))]
+	}
+	var act, th string
+	if i >= 0 {
+		act, th = acts[i], HouseholdStrategies[i].Thought
+	} else {
+		act, th = fallback(in.Obs.Admissible), LookAround
 	}
 	s.last = act
-	return Decision{Thought: st.Thought, Action: act, Matched: true}, nil
+	return Decision{Thought: th, Action: act, Matched: true}, nil
 }
 
 // fallback is the harmless action taken when a strategy has no action here.

@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+)
+
+// job is one episode to play.
+type job struct {
+	index int // position in the batch
+	start agent.Start
+}
+
+// result is a played job.
+type result struct {
+	index   int
+	episode Episode
+	err     error
+}
+
+// playAll plays jobs on workers goroutines, each with its own environment
+// opened from suite. A worker whose environment fails (an error from Reset or
+// Step: a dead interpreter, a broken connection) closes it and opens a fresh
+// one for its next job, so a crash costs one episode. Jobs are taken in
+// order; with one worker they run in order. Once stop is closed no new job
+// starts; onDone is called, from one goroutine at a time, for each finished
+// job. It returns the results of the jobs that ran, in finishing order.
+func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []job, workers int, stop <-chan struct{}, onDone func(result)) []result {
+	workers = max(1, min(workers, len(jobs)))
+	next := make(chan job)
+	go func() {
+		defer close(next)
+		for _, j := range jobs {
+			select {
+			case next <- j:
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var (
+		mu  sync.Mutex
+		out []result
+		wg  sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var env envbridge.Env
+			defer func() {
+				if env != nil {
+					env.Close()
+				}
+			}()
+			for j := range next {
+				if env == nil {
+					var err error
+					if env, err = suite.Open(ctx); err != nil {
+						env = nil
+						r := result{index: j.index, episode: Episode{Task: j.start.Task}, err: fmt.Errorf("open environment: %w", err)}
+						r.episode.Outcome.Err = r.err.Error()
+						mu.Lock()
+						out = append(out, r)
+						onDone(r)
+						mu.Unlock()
+						continue
+					}
+				}
+				ep, err := Run(ctx, env, m, j.start)
+				if err != nil && envFailed(err) {
+					env.Close()
+					env = nil
+				}
+				r := result{index: j.index, episode: ep, err: err}
+				mu.Lock()
+				out = append(out, r)
+				onDone(r)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// envFailed reports whether an episode error may have left the environment
+// unusable, so that it is replaced. Any error but a cancelled context counts:
+// replacing a healthy environment costs little.
+func envFailed(err error) bool { return err != nil }

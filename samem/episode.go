@@ -1,0 +1,163 @@
+package samem
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
+)
+
+// episode is one trial of SAMem (Algorithm 1, lines 8-29).
+type episode struct {
+	m   *Method
+	s   agent.Start
+	sum summarize.Session
+	th  thought.Session
+	eps float64
+
+	stateText string
+	state     int64 // current state cluster (Train), or matched cluster (Eval)
+	matched   bool  // state is a known cluster (always in Train)
+	started   bool
+	thought   int64 // thought cluster of the last Act (Train)
+}
+
+// locate summarises obs into a state and finds its cluster: in training the
+// state joins or creates one (Algorithm 1, line 20); in evaluation memory is
+// frozen, so the state is only matched.
+func (e *episode) locate(ctx context.Context, action string, obs envbridge.Observation) error {
+	text, err := e.sum.Summarize(ctx, action, obs)
+	if err != nil {
+		return err
+	}
+	vec, err := e.m.embed(ctx, text)
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	e.stateText = text
+	e.m.mu.Lock()
+	defer e.m.mu.Unlock()
+	if e.s.Mode == agent.Train {
+		e.state, err = e.m.states.Assign(vec, text)
+		e.matched = err == nil
+	} else {
+		e.state, e.matched, err = e.m.states.Match(vec, text)
+	}
+	if err != nil {
+		return fmt.Errorf("state cluster: %w", err)
+	}
+	return nil
+}
+
+// Act implements agent.Episode: Eq. 6. With probability epsilon (training
+// only) the thinker explores freely; otherwise it is guided by the
+// highest-valued thought of the state's cluster, when that thought has a
+// positive value. A state with no positive thought, or (in evaluation) a
+// state that matches no cluster, gives no guidance: the thinker then acts
+// as it would without memory.
+func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
+	if !e.started {
+		if err := e.locate(ctx, "", obs); err != nil {
+			return agent.Decision{}, err
+		}
+		e.started = true
+	}
+	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.eps
+	guide := ""
+	if !explore {
+		guide = e.m.guide(e.state, e.matched, e.s.Mode)
+	}
+	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide})
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	if e.s.Mode == agent.Train {
+		vec, err := e.m.embed(ctx, d.Thought)
+		if err != nil {
+			return agent.Decision{}, fmt.Errorf("thought: %w", err)
+		}
+		e.m.mu.Lock()
+		e.thought, err = e.m.thoughts.Assign(vec, d.Thought)
+		e.m.mu.Unlock()
+		if err != nil {
+			return agent.Decision{}, fmt.Errorf("thought cluster: %w", err)
+		}
+	}
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: guide != ""}, nil
+}
+
+// Observe implements agent.Episode: summarise the new observation into the
+// next state and, in training, apply the Q update of the transition
+// (Algorithm 1, lines 17-25). A step that ends the episode by winning or
+// losing is terminal (no bootstrap); truncation at the step limit is not a
+// property of the state, so it bootstraps as usual.
+func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
+	prev, prevThought := e.state, e.thought
+	if err := e.locate(ctx, tr.Decision.Action, tr.Result.Observation); err != nil {
+		return err
+	}
+	if e.s.Mode != agent.Train {
+		return nil
+	}
+	terminal := tr.Result.Done && !tr.Result.Truncated
+	m := e.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.step++
+	if _, err := m.table.Update(prev, prevThought, tr.Result.Reward, e.state, terminal, m.step); err != nil {
+		return fmt.Errorf("q update: %w", err)
+	}
+	return nil
+}
+
+// Finish implements agent.Episode. SAMem learns step by step; nothing is left to do.
+func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
+
+// guide is the thought to follow in state s, or "" (see Act).
+func (m *Method) guide(s int64, matched bool, mode agent.Mode) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	count := func(guided bool) {
+		if guided {
+			m.stats.Guided++
+		} else {
+			m.stats.Free++
+		}
+	}
+	if !matched {
+		if mode == agent.Eval {
+			m.stats.Unmatched++
+		}
+		count(false)
+		return ""
+	}
+	var th int64
+	ok := false
+	if m.cfg.NoQ {
+		th, ok = m.mostUsed(s)
+	} else {
+		var q float64
+		th, q, ok = m.table.Best(s)
+		ok = ok && q > 0
+	}
+	if !ok {
+		count(false)
+		return ""
+	}
+	count(true)
+	return m.thoughts.Text(th)
+}
+
+// mostUsed is the "w/o Q-learning" retrieval: the thought visited most in s.
+func (m *Method) mostUsed(s int64) (int64, bool) {
+	best, visits := int64(0), int64(-1)
+	for _, e := range m.table.Row(s) {
+		if e.Visits > visits || (e.Visits == visits && e.Thought < best) {
+			best, visits = e.Thought, e.Visits
+		}
+	}
+	return best, visits >= 0
+}

@@ -1,0 +1,261 @@
+// Package samem is SAMem, state-aware memory (seed 002): at each step the
+// observation history is summarised into a state, the agent produces a
+// thought and an action, states and thoughts are clustered online by cosine
+// similarity, a tabular Q-value per (state, thought) is learned with the
+// Bellman update, training explores with a decayed epsilon-greedy schedule,
+// and a forgetting step prunes logically invalid low-valued thoughts.
+//
+// The Method implements agent.Method, agent.Saver, agent.IterationEnder and
+// agent.Sizer. Its memory (clusters and Q-table) is shared by all episodes,
+// which may run in parallel; updates are serialised by one lock.
+package samem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/forget"
+	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/qlearn"
+	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
+)
+
+// Name is the method's name on the command line.
+const Name = "samem"
+
+// Config holds SAMem's parameters. Zero values take the defaults noted.
+type Config struct {
+	// Threshold is the cosine similarity above which a state joins the most
+	// similar state cluster; default 0.85 (seed 002 Sec. 4.4, Appendix A).
+	Threshold float32 `json:"threshold"`
+	// ThoughtThreshold is the same for thoughts; default 0.85 (Appendix C.1).
+	ThoughtThreshold float32 `json:"thought_threshold"`
+	// Alpha and Gamma of Eq. 4-5; defaults qlearn.DefaultAlpha, DefaultGamma.
+	Alpha float64 `json:"alpha"`
+	Gamma float64 `json:"gamma"`
+	// Eps0 and Beta of the exploration schedule, Eq. 7; defaults 0.95 and 6.
+	Eps0 float64 `json:"eps0"`
+	Beta float64 `json:"beta"`
+	// NoForgetting turns the forgetting step off (Fig. 6 compares the two).
+	NoForgetting bool `json:"no_forgetting"`
+	// MinThoughts is the forgetting trigger: a state with more non-zero
+	// thoughts is checked; default 5 (Sec. 3.2).
+	MinThoughts int `json:"min_thoughts"`
+
+	// Ablations of Table 2.
+	// NoQ: "w/o Q-learning": guidance is the thought used most often in the
+	// matched state (retrieval by state similarity only, no values).
+	NoQ bool `json:"no_q"`
+	// NoClustering: "w/o situation processing" (with the raw summariser):
+	// a state or thought joins only a cluster with exactly the same text.
+	NoClustering bool `json:"no_clustering"`
+	// NoDecay: "w/o decayed epsilon-greedy": training always explores, so
+	// memory is built but never used during training.
+	NoDecay bool `json:"no_decay"`
+}
+
+func (c Config) withDefaults() Config {
+	if c.Threshold == 0 {
+		c.Threshold = 0.85
+	}
+	if c.ThoughtThreshold == 0 {
+		c.ThoughtThreshold = 0.85
+	}
+	if c.Alpha == 0 {
+		c.Alpha = qlearn.DefaultAlpha
+	}
+	if c.Gamma == 0 {
+		c.Gamma = qlearn.DefaultGamma
+	}
+	if c.Eps0 == 0 {
+		c.Eps0 = qlearn.Eps0
+	}
+	if c.Beta == 0 {
+		c.Beta = qlearn.Beta
+	}
+	if c.MinThoughts == 0 {
+		c.MinThoughts = forget.DefaultMinThoughts
+	}
+	return c
+}
+
+// ErrConfig is returned by New for an unusable configuration.
+var ErrConfig = errors.New("invalid samem configuration")
+
+func (c Config) validate() error {
+	switch {
+	case c.Threshold <= -1 || c.Threshold > 1:
+		return fmt.Errorf("%w: threshold %v is not in (-1, 1]", ErrConfig, c.Threshold)
+	case c.ThoughtThreshold <= -1 || c.ThoughtThreshold > 1:
+		return fmt.Errorf("%w: thought threshold %v is not in (-1, 1]", ErrConfig, c.ThoughtThreshold)
+	case c.Eps0 < 0 || c.Eps0 > 1:
+		return fmt.Errorf("%w: eps0 %v is not in [0, 1]", ErrConfig, c.Eps0)
+	case c.Beta < 0:
+		return fmt.Errorf("%w: beta %v is negative", ErrConfig, c.Beta)
+	case c.MinThoughts < 1:
+		return fmt.Errorf("%w: min thoughts %d < 1", ErrConfig, c.MinThoughts)
+	}
+	return (qlearn.Params{Alpha: c.Alpha, Gamma: c.Gamma}).Validate()
+}
+
+// Deps are the roles SAMem calls.
+type Deps struct {
+	Summarizer summarize.Summarizer
+	Thinker    thought.Thinker
+	Checker    forget.Checker
+	Embedder   llm.Embedder
+}
+
+// Method is SAMem.
+type Method struct {
+	cfg  Config
+	deps Deps
+
+	mu        sync.Mutex // guards everything below
+	states    clusters
+	thoughts  clusters
+	table     *qlearn.Table
+	forgetter *forget.Forgetter
+	step      int64 // training transitions applied (the Q-table's step clock)
+	stats     Stats
+	vecs      vecCache
+}
+
+// Stats counts what the method did; reports print them.
+type Stats struct {
+	Checks, Prunes  int // forgetting: logical checks made, thoughts pruned
+	RemovedStates   int // forgetting: state clusters dropped
+	RemovedThoughts int // forgetting: thought clusters dropped
+	Guided, Free    int // steps with and without guidance from memory
+	Unmatched       int // evaluation steps whose state matched no cluster
+}
+
+// New returns an empty SAMem.
+func New(cfg Config, deps Deps) (*Method, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if deps.Summarizer == nil || deps.Thinker == nil || deps.Checker == nil || deps.Embedder == nil {
+		return nil, fmt.Errorf("%w: every role (summarizer, thinker, checker, embedder) must be set", ErrConfig)
+	}
+	m := &Method{cfg: cfg, deps: deps}
+	if err := m.reset(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// reset empties the memory.
+func (m *Method) reset() error {
+	var err error
+	if m.states, err = newClusters(m.cfg.NoClustering, m.cfg.Threshold, m.deps.Embedder.Dim()); err != nil {
+		return err
+	}
+	if m.thoughts, err = newClusters(m.cfg.NoClustering, m.cfg.ThoughtThreshold, m.deps.Embedder.Dim()); err != nil {
+		return err
+	}
+	if m.table, err = qlearn.New(qlearn.Params{Alpha: m.cfg.Alpha, Gamma: m.cfg.Gamma}); err != nil {
+		return err
+	}
+	m.forgetter = forget.New(m.deps.Checker)
+	m.forgetter.MinThoughts = m.cfg.MinThoughts
+	m.vecs = vecCache{}
+	return nil
+}
+
+// Name implements agent.Method.
+func (m *Method) Name() string { return Name }
+
+// Config returns the resolved configuration.
+func (m *Method) Config() Config { return m.cfg }
+
+// Stats returns a copy of the method's counters.
+func (m *Method) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stats
+}
+
+// Size implements agent.Sizer.
+func (m *Method) Size() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return map[string]int{"states": m.states.Len(), "thoughts": m.thoughts.Len(), "entries": m.table.Len()}
+}
+
+// Epsilon is the exploration rate of an episode of the schedule (Eq. 7).
+func (m *Method) Epsilon(s agent.Start) float64 {
+	if m.cfg.NoDecay {
+		return 1
+	}
+	return qlearn.Epsilon(m.cfg.Eps0, m.cfg.Beta, s.Episode, s.Episodes)
+}
+
+// Start implements agent.Method.
+func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
+	return &episode{
+		m: m, s: s,
+		sum: m.deps.Summarizer.Begin(s.Task, s.Style),
+		th:  m.deps.Thinker.Begin(s.Task, s.Style, s.Rand),
+		eps: m.Epsilon(s),
+	}, nil
+}
+
+// EndIteration implements agent.IterationEnder: the forgetting step.
+func (m *Method) EndIteration(ctx context.Context, _ int) error {
+	if m.cfg.NoForgetting {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	res, err := m.forgetter.Run(ctx, m.table, m.states.Text, m.thoughts.Text)
+	m.stats.Checks += res.Checked
+	m.stats.Prunes += res.Pruned
+	m.states.Remove(res.RemovedStates...)
+	m.thoughts.Remove(res.RemovedThoughts...)
+	m.stats.RemovedStates += len(res.RemovedStates)
+	m.stats.RemovedThoughts += len(res.RemovedThoughts)
+	return err
+}
+
+// embed returns the vector of text, from the method's cache when it has it.
+func (m *Method) embed(ctx context.Context, text string) ([]float32, error) {
+	m.mu.Lock()
+	v, ok := m.vecs.get(text)
+	m.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	vs, err := m.deps.Embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	if len(vs) != 1 || len(vs[0]) != m.deps.Embedder.Dim() {
+		return nil, fmt.Errorf("embed: got %d vectors, want 1 of dimension %d", len(vs), m.deps.Embedder.Dim())
+	}
+	m.mu.Lock()
+	m.vecs.put(text, vs[0])
+	m.mu.Unlock()
+	return vs[0], nil
+}
+
+// vecCache keeps the vectors of recent texts: offline states repeat a few
+// sentences, and a model's states repeat often within a task. Bounded; it is
+// emptied when full.
+type vecCache map[string][]float32
+
+const vecCacheSize = 1 << 14
+
+func (c vecCache) get(text string) ([]float32, bool) { v, ok := c[text]; return v, ok }
+
+func (c vecCache) put(text string, v []float32) {
+	if len(c) >= vecCacheSize {
+		clear(c)
+	}
+	c[text] = v
+}
