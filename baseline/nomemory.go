@@ -32,9 +32,9 @@ func (b NoMemory) Start(_ context.Context, s agent.Start) (agent.Episode, error)
 }
 
 type noMemoryEpisode struct {
-	sum     summarize.Session
-	th      thought.Session
-	last    string
+	sum  summarize.Session
+	th   thought.Session
+	last string
 }
 
 func (e *noMemoryEpisode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
