@@ -316,7 +316,9 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 			return nil
 		}
 		found = true
-		return json.Unmarshal(v, &stored)
+		var err error
+		stored, err = decodeChat(v)
+		return err
 	})
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("cache lookup: %w", err)
@@ -339,6 +341,15 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	return resp, nil
 }
 
+// decodeChat decodes a stored chat response.
+func decodeChat(b []byte) (storedChat, error) {
+	var s storedChat
+	if err := json.Unmarshal(b, &s); err != nil {
+		return storedChat{}, fmt.Errorf("stored chat response: %w", err)
+	}
+	return s, nil
+}
+
 // Embedder is an llm.Embedder answering from the cache first.
 type Embedder struct {
 	c     *Cache
@@ -348,8 +359,12 @@ type Embedder struct {
 }
 
 // Embedder wraps next; model and dimension come from next. For a
-// replay-only Embedder (next nil) give them with EmbedderFor.
+// replay-only Embedder use EmbedderFor (a nil next here gives one with no
+// model and dimension 0, which misses everything).
 func (c *Cache) Embedder(next llm.Embedder) *Embedder {
+	if next == nil {
+		return &Embedder{c: c}
+	}
 	return &Embedder{c: c, next: next, model: next.Model(), dim: next.Dim()}
 }
 
