@@ -541,3 +541,32 @@ func TestWithZeroTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestCooldownExpires: a replica that failed is passed over for Cooldown,
+// then tried again.
+func TestCooldownExpires(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	flaky := llmtest.NewServer(t, llmtest.FailFirst(1, llmtest.Fault{Status: 503}, llmtest.Text("flaky")))
+	good := llmtest.NewServer(t, llmtest.Text("good"))
+	c, _, _ := newClient(t, []string{flaky.URL, good.URL}, func(cfg *Config) {
+		cfg.Now = func() time.Time { return time.Unix(0, now.Load()) }
+	})
+	for range 4 {
+		if _, err := c.Chat(context.Background(), req("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if flaky.Requests() != 1 {
+		t.Fatalf("flaky got %d requests during its cooldown, want 1", flaky.Requests())
+	}
+	now.Add(int64(Cooldown + time.Second))
+	for range 4 {
+		if _, err := c.Chat(context.Background(), req("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if flaky.Requests() != 3 {
+		t.Errorf("flaky got %d requests in all, want 3 (1 + half of 4 after the cooldown)", flaky.Requests())
+	}
+}
