@@ -104,6 +104,8 @@ func TestFullObservation(t *testing.T) {
 	}
 }
 
+var noHint = flag.Bool("nohint", false, "explore without the placement facts (Config.CanHold nil)")
+
 var measure = flag.Bool("measure", false, "report kgplan's offline success on household valid_unseen in normal play")
 
 // TestNormalPlay plays valid_unseen with partial observation (exploration
@@ -118,9 +120,11 @@ func TestNormalPlay(t *testing.T) {
 	if !*measure {
 		tasks = tasks[:12]
 	}
-	CanHold = household.CanHold
-	defer func() { CanHold = nil }()
-	m, err := New(Config{}, Deps{})
+	cfg := Config{CanHold: household.CanHold}
+	if *noHint {
+		cfg.CanHold = nil
+	}
+	m, err := New(cfg, Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

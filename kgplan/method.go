@@ -52,6 +52,11 @@ type Config struct {
 	// switch: tests build it from the household world's start state. Normal
 	// play leaves it nil.
 	Prior func(t envbridge.Task) (Update, error)
+	// CanHold, when set, tells exploration which receptacle class can hold
+	// which object class (public facts of the game, ALFWORLD-FACTS.md), so
+	// that likely places are searched first; household.CanHold fits. Nil:
+	// receptacles are searched in name order.
+	CanHold func(recep, obj string) bool
 }
 
 func (c Config) withDefaults() Config {
@@ -467,7 +472,7 @@ func (e *episode) explorationOrder() []string {
 			continue
 		}
 		class, _, _ := hhtext.SplitName(ent.Name)
-		if CanHold != nil && g.Object != "" && CanHold(class, g.Object) {
+		if e.m.cfg.CanHold != nil && g.Object != "" && e.m.cfg.CanHold(class, g.Object) {
 			likely = append(likely, ent.Name)
 		} else {
 			other = append(other, ent.Name)
@@ -476,10 +481,6 @@ func (e *episode) explorationOrder() []string {
 	return append(likely, other...)
 }
 
-// CanHold, when set, tells exploration which receptacle class can hold which
-// object class (public facts of the game, ../shared/ALFWORLD-FACTS.md), so
-// that likely places are searched first. household.CanHold fits.
-var CanHold func(recep, obj string) bool
 
 // planGoal runs one planning query (seed 003 Sec. IV-C): retrieve, fill
 // :init, plan; with an LLM goal writer, re-prompt it with the planner's
