@@ -481,7 +481,6 @@ func (e *episode) explorationOrder() []string {
 	return append(likely, other...)
 }
 
-
 // planGoal runs one planning query (seed 003 Sec. IV-C): retrieve, fill
 // :init, plan; with an LLM goal writer, re-prompt it with the planner's
 // error up to GoalAttempts.
