@@ -292,7 +292,9 @@ func (t *tracker) update(action, obs string, reward float64) (phrase string, eve
 	}
 	if effective {
 		t.achieved[phrase] = true
-		if isMilestone(phrase) {
+		// A transformation the goal does not ask for (cooling in a heat
+		// task) is no progress, however it went.
+		if isMilestone(phrase) && (!isTransform(phrase) || goalNames(t, phrase)) {
 			events = append(events, phrase)
 		}
 	}
@@ -306,4 +308,10 @@ func (t *tracker) update(action, obs string, reward float64) (phrase string, eve
 		t.moved[phrase] = true
 	}
 	return phrase, events
+}
+
+// isTransform says whether a phrase heats, cools or cleans the target.
+func isTransform(p string) bool {
+	return strings.HasPrefix(p, "heating the target object") || strings.HasPrefix(p, "cooling the target object") ||
+		strings.HasPrefix(p, "cleaning the target object")
 }
