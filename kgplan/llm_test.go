@@ -2,6 +2,7 @@ package kgplan
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -166,6 +167,9 @@ func TestLLMPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := envbridge.Task{ID: "t1", Goal: "put some apple on countertop.", MaxSteps: 10}
+	if _, err := m.Start(context.Background(), agent.Start{Task: task, Style: envbridge.StyleFiction}); !errors.Is(err, ErrStyle) {
+		t.Errorf("Start(fiction) = %v, want ErrStyle", err)
+	}
 	ep, err := m.Start(context.Background(), agent.Start{Task: task, Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)

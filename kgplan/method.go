@@ -29,6 +29,10 @@ import (
 	"github.com/samem/trainer/pddl"
 )
 
+// ErrStyle is returned by Start for an environment whose text is not the
+// household world's: household.pddl is the only domain this method has.
+var ErrStyle = errors.New("kgplan needs the household world")
+
 // Config tunes the method. The zero value gives the defaults.
 type Config struct {
 	// Depth is the retrieval depth around relevant entities (seed 003
@@ -164,7 +168,12 @@ func (g *Graph) clone() *Graph {
 }
 
 // Start implements agent.Method.
+// The domain is the household world's, so other styles are refused with
+// ErrStyle.
 func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error) {
+	if s.Style != "" && s.Style != envbridge.StyleHousehold {
+		return nil, fmt.Errorf("kgplan: %w: %s", ErrStyle, s.Style)
+	}
 	rnd := s.Rand
 	if rnd == nil {
 		rnd = rand.New(rand.NewPCG(uint64(s.Task.Seed), 8))
