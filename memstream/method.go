@@ -1,0 +1,389 @@
+package memstream
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/thought"
+)
+
+// Config configures the memory-stream method. Zero fields take the defaults.
+type Config struct {
+	K         int     // memories retrieved per step; default DefaultK (seed 000 Sec. 4.2)
+	Recent    int     // recent steps in working memory; default 5 (seed 000 Sec. 4.2)
+	Decay     float64 // recency decay per step; default DefaultDecay
+	Threshold float64 // reflection threshold; default DefaultThreshold
+	Weights   Weights // default PaperWeights
+}
+
+// Deps are the models the method uses.
+type Deps struct {
+	Chat  llm.Chatter  // nil: offline roles and the offline Ariadne decider
+	Embed llm.Embedder // required
+}
+
+// ErrConfig is returned by New for an invalid configuration.
+var ErrConfig = errors.New("memstream: invalid configuration")
+
+// Method is the memory-stream agent: Ariadne's loop (seed 000 Sec. 3) with
+// the stream as its memory (seed 000 Sec. 4.2).
+//
+// What persists: in Train every observation and reflection joins one shared
+// stream, tagged with its task. In Eval an episode reads the shared stream
+// (retrieval does not even update its access times) and writes to a private
+// stream dropped at the end. Placements are read only from memories of the
+// episode's own task (its environment instance); memories of other tasks
+// reach working memory as text, as in the paper's RAG baseline.
+type Method struct {
+	cfg   Config
+	emb   llm.Embedder
+	roles Roles
+	plan  *arigraph.LLM // nil offline
+	mu    sync.Mutex
+	s     *Stream
+	clock int // steps taken in training, the stream's time
+}
+
+// New returns a memory-stream method.
+func New(cfg Config, deps Deps) (*Method, error) {
+	if deps.Embed == nil {
+		return nil, fmt.Errorf("%w: no embedder", ErrConfig)
+	}
+	if cfg.K < 0 || cfg.Recent < 0 || cfg.Decay < 0 || cfg.Decay > 1 || cfg.Threshold < 0 {
+		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
+	}
+	cfg.K = cmp.Or(cfg.K, DefaultK)
+	cfg.Recent = cmp.Or(cfg.Recent, 5)
+	cfg.Decay = cmp.Or(cfg.Decay, DefaultDecay)
+	cfg.Threshold = cmp.Or(cfg.Threshold, DefaultThreshold)
+	if cfg.Weights == (Weights{}) {
+		cfg.Weights = PaperWeights
+	}
+	m := &Method{cfg: cfg, emb: deps.Embed, s: NewStream()}
+	if deps.Chat != nil {
+		m.roles = &LLM{Chat: deps.Chat}
+		m.plan = &arigraph.LLM{Chat: deps.Chat}
+	}
+	return m, nil
+}
+
+// Name implements agent.Method.
+func (m *Method) Name() string { return "memstream" }
+
+// Size implements agent.Sizer.
+func (m *Method) Size() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := 0
+	for _, x := range m.s.mems {
+		if x.Kind == KindReflection {
+			r++
+		}
+	}
+	return map[string]int{"memories": m.s.Len(), "reflections": r}
+}
+
+// Start implements agent.Method.
+func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
+	rng := s.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(uint64(s.Task.Seed), 11))
+	}
+	roles := m.roles
+	if roles == nil {
+		roles = Offline{Style: s.Style}
+	}
+	e := &episode{m: m, s: s, rng: rng, roles: roles, tried: map[string]int{}}
+	if s.Mode == agent.Eval {
+		m.mu.Lock()
+		e.own = &Stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
+		e.clock = m.clock
+		m.mu.Unlock()
+	}
+	return e, nil
+}
+
+type episode struct {
+	m       *Method
+	s       agent.Start
+	rng     *rand.Rand
+	roles   Roles
+	own     *Stream // Eval: a private copy; Train: nil (the shared stream)
+	clock   int
+	loc     string
+	lastAct string
+	lastObs string
+	history []arigraph.Step
+	tried   map[string]int
+	plan    string
+}
+
+func (e *episode) style() envbridge.Style { return cmp.Or(e.s.Style, envbridge.StyleFiction) }
+
+// with runs f on the stream this episode writes to, under the method's lock in Train.
+func (e *episode) with(f func(s *Stream, now int) error) error {
+	if e.own != nil {
+		return f(e.own, e.clock)
+	}
+	e.m.mu.Lock()
+	defer e.m.mu.Unlock()
+	return f(e.m.s, e.m.clock)
+}
+
+// Act implements agent.Episode.
+func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
+	imp, err := e.roles.Importance(ctx, e.s.Task.Goal, obs.Text)
+	if err != nil {
+		return agent.Decision{}, err
+	}
+	o := arigraph.Rules{}.Extract(e.style(), obs.Text, e.lastAct, e.loc)
+	if o.Location != "" {
+		e.loc = o.Location
+	}
+	var got []Scored
+	var reflect bool
+	err = e.with(func(s *Stream, now int) error {
+		s.Add(KindObservation, obs.Text, e.s.Task.ID, now, imp, nil)
+		reflect = s.ShouldReflect(e.m.cfg.Threshold)
+		var err error
+		got, err = s.Retrieve(ctx, e.m.emb, e.s.Task.Goal+"\n"+obs.Text, now, e.m.cfg.K, e.m.cfg.Decay, e.m.cfg.Weights, nil)
+		return err
+	})
+	if err != nil {
+		return agent.Decision{}, fmt.Errorf("retrieve: %w", err)
+	}
+	if reflect {
+		if err := e.reflect(ctx); err != nil {
+			return agent.Decision{}, err
+		}
+	}
+	wm := e.workingMemory(obs, got)
+	var reason, action string
+	if e.m.plan == nil {
+		reason, action = arigraph.Offline{}.Decide(e.style(), wm, e.tried, e.rng)
+	} else {
+		if e.plan, err = e.m.plan.Plan(ctx, wm); err != nil {
+			return agent.Decision{}, err
+		}
+		wm.Plan = e.plan
+		if reason, action, err = e.m.plan.Decide(ctx, wm); err != nil {
+			return agent.Decision{}, err
+		}
+		if obs.Admissible != nil && !slices.Contains(obs.Admissible, action) {
+			match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, action, obs.Admissible)
+			if err != nil {
+				return agent.Decision{}, err
+			}
+			if ok {
+				action = match
+			} else {
+				action = obs.Admissible[e.rng.IntN(len(obs.Admissible))]
+			}
+		}
+		action = cmp.Or(action, "look")
+	}
+	e.lastObs = obs.Text
+	return agent.Decision{Thought: reason, Action: action, Guided: len(got) > 0}, nil
+}
+
+// workingMemory is seed 000 Sec. 4.2's RAG working memory: recent history
+// and the retrieved memories. For the offline decider the placements stated
+// in the retrieved and recent memories of this task are read as triplets
+// (later statements override earlier ones), and the receptacles or exits
+// they mention but do not explore are computed the same way AriGraph does,
+// on a throwaway graph of those triplets only.
+func (e *episode) workingMemory(obs envbridge.Observation, got []Scored) arigraph.WorkingMemory {
+	hist := e.history[max(0, len(e.history)-e.m.cfg.Recent):]
+	wm := arigraph.WorkingMemory{Goal: e.s.Task.Goal, History: hist, Observation: obs.Text, K: e.m.cfg.K, Location: e.loc, Actions: obs.Admissible, Plan: e.plan}
+	type dated struct {
+		t    int
+		text string
+	}
+	var texts []dated
+	for _, g := range got {
+		wm.Episodes = append(wm.Episodes, g.Text)
+		if g.Task == e.s.Task.ID && g.Kind == KindObservation {
+			texts = append(texts, dated{g.ID, g.Text})
+		}
+	}
+	slices.SortFunc(texts, func(a, b dated) int { return a.t - b.t })
+	g := arigraph.NewGraph()
+	add := func(text string) {
+		ts := arigraph.Rules{}.Extract(e.style(), text, "", "").Triplets
+		g.Remove(func() []arigraph.Triplet {
+			var old []arigraph.Replacement
+			old = arigraph.RuleOutdated(g.Triplets(), ts)
+			out := make([]arigraph.Triplet, len(old))
+			for i, r := range old {
+				out[i] = r.Old
+			}
+			return out
+		}()...)
+		g.Add(ts...)
+	}
+	for _, t := range texts {
+		add(t.text)
+	}
+	for _, h := range hist {
+		add(h.Observation)
+	}
+	add(obs.Text)
+	wm.Facts = g.Triplets()
+	if e.style() == envbridge.StyleHousehold {
+		wm.Exits = map[string][]string{"room": g.UnsearchedReceptacles()}
+	} else {
+		wm.Exits = g.AllUnexploredExits()
+	}
+	return wm
+}
+
+// reflect is seed 001 Sec. 4.2: questions from the 100 most recent
+// memories, retrieval per question, insights citing evidence, stored as
+// reflection memories.
+func (e *episode) reflect(ctx context.Context) error {
+	var recent []string
+	e.with(func(s *Stream, _ int) error {
+		for _, m := range s.Recent(DefaultRecent) {
+			recent = append(recent, m.Text)
+		}
+		s.Reflected()
+		return nil
+	})
+	qs, err := e.roles.Questions(ctx, recent)
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
+		var got []Scored
+		err := e.with(func(s *Stream, now int) error {
+			var err error
+			got, err = s.Retrieve(ctx, e.m.emb, q, now, 10, e.m.cfg.Decay, e.m.cfg.Weights, nil)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("reflect: %w", err)
+		}
+		texts := make([]string, len(got))
+		for i, g := range got {
+			texts[i] = g.Text
+		}
+		ins, err := e.roles.Insights(ctx, e.s.Task.Goal, texts)
+		if err != nil {
+			return err
+		}
+		for _, in := range ins {
+			var ev []int
+			for _, n := range in.Evidence {
+				ev = append(ev, got[n-1].ID)
+			}
+			imp, err := e.roles.Importance(ctx, e.s.Task.Goal, in.Text)
+			if err != nil {
+				return err
+			}
+			e.with(func(s *Stream, now int) error {
+				s.Add(KindReflection, in.Text, e.s.Task.ID, now, imp, ev)
+				return nil
+			})
+		}
+	}
+	return nil
+}
+
+// Observe implements agent.Episode; the stream's clock advances one per step.
+func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
+	e.history = append(e.history, arigraph.Step{Observation: e.lastObs, Action: tr.Decision.Action})
+	e.lastAct = tr.Decision.Action
+	e.tried[tr.Decision.Action]++
+	if e.own != nil {
+		e.clock++
+		return nil
+	}
+	e.m.mu.Lock()
+	e.m.clock++
+	e.m.mu.Unlock()
+	return nil
+}
+
+// Finish implements agent.Episode. Nothing to do: Train episodes wrote to
+// the shared stream as they went; Eval episodes drop their copy.
+func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
+
+const (
+	fileMemories  = "memstream_memories.parquet"
+	fileMeta      = "memstream_meta.parquet"
+	formatVersion = 1
+)
+
+type metaRow struct {
+	FormatVersion int     `parquet:"format_version"`
+	EmbedModel    string  `parquet:"embed_model"`
+	Clock         int     `parquet:"clock"`
+	SinceReflect  float64 `parquet:"since_reflect"`
+}
+
+// ErrFormat is returned by Load for files of another version or embedder.
+var ErrFormat = errors.New("memstream: unsupported saved stream")
+
+func writeAtomic[T any](dir, name string, rows []T) error {
+	tmp, err := os.CreateTemp(dir, name+".tmp*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := parquet.Write(tmp, rows); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
+
+// Save implements agent.Saver.
+func (m *Method) Save(_ context.Context, dir string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := writeAtomic(dir, fileMemories, m.s.Memories()); err != nil {
+		return fmt.Errorf("save memstream: %w", err)
+	}
+	return writeAtomic(dir, fileMeta, []metaRow{{formatVersion, m.emb.Model(), m.clock, m.s.sinceReflect}})
+}
+
+// Load implements agent.Saver.
+func (m *Method) Load(_ context.Context, dir string) error {
+	meta, err := parquet.ReadFile[metaRow](filepath.Join(dir, fileMeta))
+	if err != nil {
+		return fmt.Errorf("load memstream: %w", err)
+	}
+	if len(meta) != 1 || meta[0].FormatVersion != formatVersion || meta[0].EmbedModel != m.emb.Model() {
+		return fmt.Errorf("load memstream %s: %w", dir, ErrFormat)
+	}
+	mems, err := parquet.ReadFile[Memory](filepath.Join(dir, fileMemories))
+	if err != nil {
+		return fmt.Errorf("load memstream: %w", err)
+	}
+	for i := range mems {
+		if len(mems[i].Evidence) == 0 {
+			mems[i].Evidence = nil
+		}
+	}
+	s := &Stream{mems: mems, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
+	m.mu.Lock()
+	m.s, m.clock = s, meta[0].Clock
+	m.mu.Unlock()
+	return nil
+}

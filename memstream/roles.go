@@ -1,0 +1,183 @@
+package memstream
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/samem/trainer/llm"
+)
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+var prompts = template.Must(template.New("").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Purposes of the LLM calls.
+const (
+	PurposeImportance = "memstream.importance"
+	PurposeQuestions  = "memstream.questions"
+	PurposeInsights   = "memstream.insights"
+)
+
+func render(name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := prompts.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// RenderImportance renders the importance prompt (seed 001 Sec. 4.1).
+func RenderImportance(goal, memory string) (string, error) {
+	return render("importance.tmpl", struct{ Goal, Memory string }{goal, memory})
+}
+
+// RenderQuestions renders the reflection-question prompt (seed 001 Sec. 4.2).
+func RenderQuestions(memories []string) (string, error) {
+	return render("questions.tmpl", struct{ Memories []string }{memories})
+}
+
+// RenderInsights renders the insight prompt (seed 001 Sec. 4.2).
+func RenderInsights(goal string, memories []string) (string, error) {
+	return render("insights.tmpl", struct {
+		Goal     string
+		Memories []string
+	}{goal, memories})
+}
+
+var reInt = regexp.MustCompile(`\d+`)
+
+// ParseRating reads the first integer of a rating reply, clamped to 1..10;
+// ok is false when there is none.
+func ParseRating(reply string) (float64, bool) {
+	m := reInt.FindString(reply)
+	if m == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m)
+	if err != nil {
+		return 10, true // an integer too long to parse is above 10
+	}
+	return float64(max(1, min(10, n))), true
+}
+
+var reLead = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s*`)
+
+// ParseQuestions reads one question per line (numbering and bullets
+// dropped), at most n.
+func ParseQuestions(reply string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(reply, "\n") {
+		l = strings.TrimSpace(reLead.ReplaceAllString(l, ""))
+		if l != "" && len(out) < n {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+var reBecause = regexp.MustCompile(`(?i)\(\s*because of ([^)]*)\)`)
+
+// Insight is one reflection: a statement and the 1-based numbers of the
+// statements it cites.
+type Insight struct {
+	Text     string
+	Evidence []int
+}
+
+// ParseInsights reads lines "insight (because of 1, 5, 3)"; citations
+// outside 1..n are dropped, and a line without citations is kept with none.
+func ParseInsights(reply string, n int) []Insight {
+	var out []Insight
+	for _, l := range strings.Split(reply, "\n") {
+		l = strings.TrimSpace(reLead.ReplaceAllString(l, ""))
+		if l == "" {
+			continue
+		}
+		var ev []int
+		if m := reBecause.FindStringSubmatchIndex(l); m != nil {
+			for _, x := range reInt.FindAllString(l[m[2]:m[3]], -1) {
+				if v, err := strconv.Atoi(x); err == nil && v >= 1 && v <= n {
+					ev = append(ev, v)
+				}
+			}
+			l = strings.TrimSpace(l[:m[0]] + l[m[1]:])
+		}
+		l = strings.TrimRight(l, " .")
+		if l != "" {
+			out = append(out, Insight{Text: l, Evidence: ev})
+		}
+	}
+	return out
+}
+
+// Roles are the LLM-dependent parts of the memory stream.
+type Roles interface {
+	Importance(ctx context.Context, goal, memory string) (float64, error)
+	Questions(ctx context.Context, memories []string) ([]string, error)
+	Insights(ctx context.Context, goal string, memories []string) ([]Insight, error)
+}
+
+// LLM implements Roles with a chat model and the prompts of seed 001.
+type LLM struct {
+	Chat        llm.Chatter
+	Temperature float64
+}
+
+func (l *LLM) ask(ctx context.Context, purpose, prompt string) (string, error) {
+	r, err := l.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}, Temperature: l.Temperature})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", purpose, err)
+	}
+	return r.Text, nil
+}
+
+// Importance asks for a 1..10 rating; an unreadable reply rates the scale's
+// middle, 5, so that one bad reply neither hides nor inflates a memory.
+func (l *LLM) Importance(ctx context.Context, goal, memory string) (float64, error) {
+	p, err := RenderImportance(goal, memory)
+	if err != nil {
+		return 0, err
+	}
+	r, err := l.ask(ctx, PurposeImportance, p)
+	if err != nil {
+		return 0, err
+	}
+	if v, ok := ParseRating(r); ok {
+		return v, nil
+	}
+	return 5, nil
+}
+
+// Questions asks for the reflection questions.
+func (l *LLM) Questions(ctx context.Context, memories []string) ([]string, error) {
+	p, err := RenderQuestions(memories)
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.ask(ctx, PurposeQuestions, p)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuestions(r, DefaultQuestions), nil
+}
+
+// Insights asks for insights citing evidence.
+func (l *LLM) Insights(ctx context.Context, goal string, memories []string) ([]Insight, error) {
+	p, err := RenderInsights(goal, memories)
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.ask(ctx, PurposeInsights, p)
+	if err != nil {
+		return nil, err
+	}
+	ins := ParseInsights(r, len(memories))
+	return ins[:min(len(ins), DefaultInsights)], nil
+}
