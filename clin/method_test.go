@@ -135,9 +135,9 @@ func TestLoadBad(t *testing.T) {
 		t.Fatalf("read items: %v, %d rows", err, len(items))
 	}
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T)
-		want  error
+		want   error
 	}{
 		{"missing items", func(t *testing.T) { os.Remove(filepath.Join(dir, ItemsFile)) }, checkpoints.ErrMissing},
 		{"extra item", func(t *testing.T) {
