@@ -1,0 +1,31 @@
+// Package cluster is SAMem's online threshold clustering of texts by the
+// cosine similarity of their embeddings (seed 002 Sec. 3.2 "Online
+// clustering" and Appendix A "Clustering Details"): a vector joins the most
+// similar existing cluster when that similarity exceeds the threshold (0.85
+// in the paper), else it founds a new cluster. The same index type serves
+// states and thoughts.
+//
+// A cluster is represented by its first member's vector, as the paper
+// compares new states with the stored state vectors; it keeps its first text
+// and a member count.
+//
+// Decisions are exact: they equal those of an exact scan (type Exact) bit for
+// bit. github.com/coder/hnsw proposes candidates, but at scale it misses most
+// true neighbours (../shared/DEPENDENCIES.md), so small groups of rows with
+// provable cosine bounds (lists in tree.go) then prove that no stored vector beats the best
+// candidate, visiting only the parts of the store that could.
+package cluster
+
+import "errors"
+
+// Errors returned by this package; test with errors.Is.
+var (
+	// ErrConfig is returned by New, Restore and NewExact for a configuration
+	// value out of range, and by Restore for malformed clusters.
+	ErrConfig = errors.New("cluster: bad config")
+	// ErrDim is returned when a vector's length is not Config.Dim.
+	ErrDim = errors.New("cluster: wrong vector dimension")
+	// ErrVector is returned for a vector with a zero norm or a NaN or
+	// infinite component, whose cosine similarity is undefined.
+	ErrVector = errors.New("cluster: invalid vector")
+)
