@@ -1,0 +1,228 @@
+// Package app wires the trainer together from a configuration: the
+// environment suite, the model backend (offline, an OpenAI-compatible server,
+// or a replay of a recorded cache), the memory methods, and the train and
+// eval drivers that cmd/train and cmd/eval call. Flags and environment
+// variables are read in cmd/ only; this package gets plain values.
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/samem/trainer/samem"
+)
+
+// ErrConfig is wrapped by every configuration error; the message names the
+// flag and what is wrong with its value.
+var ErrConfig = errors.New("invalid configuration")
+
+// Config is a run's resolved configuration. It is written to the run
+// directory as config.json (it never holds a secret: the API key is kept
+// apart, in LLM.APIKey, which is not serialised).
+type Config struct {
+	Run        string   `json:"run"`
+	Methods    []string `json:"methods"`
+	Seed       int64    `json:"seed"`
+	Workers    int      `json:"workers"`
+	Iterations int      `json:"iterations"`
+	PerType    int      `json:"per_type"`
+
+	Env   EnvConfig    `json:"env"`
+	LLM   LLMConfig    `json:"llm"`
+	SAMem samem.Config `json:"samem"`
+	// Ablation is one of the Table 2 ablations of seed 002 ("", "no-q",
+	// "no-situation", "no-decay"); it sets the matching SAMem switches.
+	Ablation string `json:"ablation,omitempty"`
+
+	// Eval
+	Split string `json:"split,omitempty"`
+	Tasks int    `json:"tasks,omitempty"` // evaluate only the first N tasks; 0: all
+}
+
+// EnvConfig selects the environment.
+type EnvConfig struct {
+	Kind      string `json:"kind"`                // household, zmachine, jsonl, agentgym
+	WorldSeed int64  `json:"world_seed"`          // household: the world's generator seed
+	MaxSteps  int    `json:"max_steps,omitempty"` // 0: the environment's default
+	Grammar   string `json:"grammar,omitempty"`   // household: "0.3" (default) or "0.4"
+	Game      string `json:"game,omitempty"`      // zmachine: a story file or a folder of them
+	Command   string `json:"command,omitempty"`   // jsonl: program and arguments, split on spaces
+	URL       string `json:"url,omitempty"`       // agentgym: the server's base URL
+	GymKind   string `json:"gym_kind,omitempty"`  // agentgym: alfworld or sciworld
+	GymTrain  string `json:"gym_train,omitempty"` // agentgym: task indices of train, e.g. "0-99"
+	GymValid  string `json:"gym_valid,omitempty"` // agentgym: task indices of valid_unseen
+	GymSeen   string `json:"gym_seen,omitempty"`  // agentgym: task indices of valid_seen
+}
+
+// LLMConfig selects and configures the model backend.
+type LLMConfig struct {
+	// Backend: "offline" (rule-based roles, hashing embedder; no server),
+	// "openai" (any OpenAI-compatible server), or "replay" (answer every
+	// request from the cache of an earlier openai run; no server).
+	Backend     string        `json:"backend"`
+	ChatModel   string        `json:"chat_model,omitempty"`
+	EmbedModel  string        `json:"embed_model,omitempty"`
+	EmbedDim    int           `json:"embed_dim"`
+	ChatURLs    []string      `json:"chat_urls,omitempty"`
+	EmbedURLs   []string      `json:"embed_urls,omitempty"`
+	Timeout     time.Duration `json:"timeout,omitempty"`
+	Retries     int           `json:"retries,omitempty"`
+	Concurrency int           `json:"concurrency,omitempty"`
+	Prices      string        `json:"prices,omitempty"`
+	Temperature float64       `json:"temperature"`
+	// Cache is the response cache file; "" means <run>/llm-cache.db; "off" disables it.
+	Cache string `json:"cache,omitempty"`
+	// SendDimensions sends EmbedDim to the server (text-embedding-3-*).
+	SendDimensions bool `json:"send_dimensions,omitempty"`
+
+	APIKey string `json:"-"` // from OPENAI_API_KEY, never written anywhere
+}
+
+// Defaults returns the configuration of `make run`: SAMem on the built-in
+// household world with the offline backend and the paper's schedule
+// (5 training tasks per type, 9 iterations; seed 002 Sec. 4.1).
+func Defaults() Config {
+	return Config{
+		Run:        filepath.Join("runs", "default"),
+		Methods:    []string{samem.Name},
+		Seed:       1,
+		Workers:    runtime.NumCPU(),
+		Iterations: 9,
+		PerType:    5,
+		Env:        EnvConfig{Kind: "household", WorldSeed: 1},
+		LLM:        LLMConfig{Backend: "offline", EmbedDim: 1024, Timeout: 120 * time.Second, Retries: 5, Concurrency: 8},
+		Split:      "valid_unseen",
+	}
+}
+
+// Validate checks the configuration and applies the ablation switches.
+func (c *Config) Validate() error {
+	bad := func(flag string, format string, args ...any) error {
+		return fmt.Errorf("%w: -%s: %s", ErrConfig, flag, fmt.Sprintf(format, args...))
+	}
+	if strings.TrimSpace(c.Run) == "" {
+		return bad("run", "the run directory must not be empty")
+	}
+	if c.Workers < 1 {
+		return bad("workers", "%d: need at least 1", c.Workers)
+	}
+	if c.Iterations < 1 {
+		return bad("iterations", "%d: need at least 1", c.Iterations)
+	}
+	if c.PerType < 0 {
+		return bad("per-type", "%d: must not be negative", c.PerType)
+	}
+	if c.Tasks < 0 {
+		return bad("tasks", "%d: must not be negative", c.Tasks)
+	}
+	if len(c.Methods) == 0 {
+		return bad("method", "no method given")
+	}
+	for _, m := range c.Methods {
+		if _, ok := registry[m]; !ok {
+			return bad("method", "unknown method %q (known: %s, or all)", m, strings.Join(MethodNames(true), ", "))
+		}
+	}
+	switch c.Env.Kind {
+	case "household":
+		if c.Env.Grammar != "" && c.Env.Grammar != "0.3" && c.Env.Grammar != "0.4" {
+			return bad("grammar", "%q: want 0.3 or 0.4", c.Env.Grammar)
+		}
+	case "zmachine":
+		if c.Env.Game == "" {
+			return bad("game", "-env zmachine needs a story file or a folder of them")
+		}
+		if _, err := os.Stat(c.Env.Game); err != nil {
+			return bad("game", "%v", err)
+		}
+	case "jsonl":
+		if strings.TrimSpace(c.Env.Command) == "" {
+			return bad("env-cmd", "-env jsonl needs the command of the environment program")
+		}
+	case "agentgym":
+		if c.Env.URL == "" {
+			return bad("agentgym", "-env agentgym needs the server URL")
+		}
+	default:
+		return bad("env", "unknown environment %q (known: household, zmachine, jsonl, agentgym)", c.Env.Kind)
+	}
+	if c.Env.MaxSteps < 0 {
+		return bad("max-steps", "%d: must not be negative", c.Env.MaxSteps)
+	}
+	switch c.LLM.Backend {
+	case "offline":
+	case "openai", "replay":
+		if c.LLM.ChatModel == "" {
+			return bad("chat-model", "-llm %s needs a chat model", c.LLM.Backend)
+		}
+		if c.LLM.EmbedModel == "" {
+			return bad("embed-model", "-llm %s needs an embedding model", c.LLM.Backend)
+		}
+		if c.LLM.Backend == "replay" && c.LLM.Cache == "off" {
+			return bad("cache", "-llm replay answers from the cache; it cannot be off")
+		}
+	default:
+		return bad("llm", "unknown backend %q (known: offline, openai, replay)", c.LLM.Backend)
+	}
+	if c.LLM.EmbedDim < 1 {
+		return bad("embed-dim", "%d: need at least 1", c.LLM.EmbedDim)
+	}
+	switch c.Ablation {
+	case "":
+	case "no-q":
+		c.SAMem.NoQ = true
+	case "no-situation":
+		c.SAMem.NoClustering = true
+	case "no-decay":
+		c.SAMem.NoDecay = true
+	default:
+		return bad("ablation", "unknown ablation %q (known: no-q, no-situation, no-decay)", c.Ablation)
+	}
+	if t := c.SAMem.Threshold; t < 0 || t > 1 {
+		return bad("threshold", "%v: want a cosine similarity in [0, 1]", t)
+	}
+	if t := c.SAMem.ThoughtThreshold; t < 0 || t > 1 {
+		return bad("thought-threshold", "%v: want a cosine similarity in [0, 1]", t)
+	}
+	return nil
+}
+
+// CachePath is the response cache file, or "" when caching is off.
+func (c *Config) CachePath() string {
+	switch c.LLM.Cache {
+	case "off":
+		return ""
+	case "":
+		return filepath.Join(c.Run, "llm-cache.db")
+	}
+	return c.LLM.Cache
+}
+
+// ConfigFile is the resolved configuration inside a run directory.
+const ConfigFile = "config.json"
+
+// JSON renders the configuration (no secret: APIKey is not serialised).
+func (c Config) JSON() string {
+	b, _ := json.MarshalIndent(c, "", "  ")
+	return string(b)
+}
+
+// LoadConfig reads a run directory's config.json.
+func LoadConfig(run string) (Config, error) {
+	path := filepath.Join(run, ConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+	}
+	return c, nil
+}

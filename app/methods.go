@@ -1,0 +1,77 @@
+package app
+
+import (
+	"sort"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/forget"
+	"github.com/samem/trainer/samem"
+	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
+)
+
+// entry is one method the trainer knows.
+type entry struct {
+	build func(cfg Config, b *Backend) (agent.Method, error)
+	// baseline methods learn nothing: train skips them and eval runs them
+	// without a checkpoint.
+	baseline bool
+}
+
+// registry maps method names (the -method flag) to their constructors.
+var registry = map[string]entry{
+	samem.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return samem.New(cfg.SAMem, samem.Deps{
+			Summarizer: summarizer(cfg, b), Thinker: thinker(b), Checker: checker(b), Embedder: b.Embedder,
+		})
+	}},
+	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(b)}, nil
+	}},
+}
+
+// MethodNames lists the registered methods, sorted; baselines only when asked.
+func MethodNames(withBaselines bool) []string {
+	var out []string
+	for n, e := range registry {
+		if withBaselines || !e.baseline {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsBaseline reports whether a method learns nothing (no training, no checkpoint).
+func IsBaseline(name string) bool { return registry[name].baseline }
+
+// NewMethod builds a registered method on the backend.
+func NewMethod(name string, cfg Config, b *Backend) (agent.Method, error) {
+	return registry[name].build(cfg, b)
+}
+
+func summarizer(cfg Config, b *Backend) summarize.Summarizer {
+	switch {
+	case cfg.SAMem.NoClustering:
+		// "w/o situation processing" (seed 002 Table 2): the raw observation is the state.
+		return summarize.Raw{}
+	case b.Offline():
+		return summarize.Offline{}
+	}
+	return summarize.NewLLM(b.Chat)
+}
+
+func thinker(b *Backend) thought.Thinker {
+	if b.Offline() {
+		return thought.Offline{}
+	}
+	return thought.NewLLM(b.Chat, b.Embedder)
+}
+
+func checker(b *Backend) forget.Checker {
+	if b.Offline() {
+		return forget.Offline{}
+	}
+	return forget.NewLLM(b.Chat)
+}

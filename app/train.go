@@ -1,0 +1,134 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/runner"
+)
+
+// TrainResult is what Train reports per method (printed with -json).
+type TrainResult struct {
+	Method      string                  `json:"method"`
+	History     []runner.IterationStats `json:"history"`
+	Checkpoint  string                  `json:"checkpoint"`
+	ResumedFrom string                  `json:"resumed_from,omitempty"`
+	Usage       llm.Report              `json:"usage"`
+}
+
+// Streams are where a command writes: results to Out, progress and
+// messages to Err.
+type Streams struct {
+	Out, Err io.Writer
+	// TTY says whether Err is a terminal (progress bars) .
+	TTY bool
+	// Stop, when closed, asks for a graceful stop: running episodes finish,
+	// a checkpoint is saved.
+	Stop <-chan struct{}
+}
+
+// Train trains every method of cfg (baselines are skipped: they learn
+// nothing) into cfg.Run, each under its own name, resuming where a run
+// stopped.
+func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Run, 0o755); err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	if err := writeConfig(cfg); err != nil {
+		return nil, err
+	}
+	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
+	tasks, err := suite.Tasks(envbridge.SplitTrain)
+	if err != nil {
+		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
+	}
+	tasks = runner.PerType(tasks, cfg.PerType)
+	backend, err := NewBackend(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer backend.Close()
+	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s backend, run directory %s\n",
+		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Backend, cfg.Run)
+	var results []TrainResult
+	for _, name := range cfg.Methods {
+		if IsBaseline(name) {
+			fmt.Fprintf(io.Err, "%s learns nothing: nothing to train\n", name)
+			continue
+		}
+		meter := llm.NewMeter(nil)
+		m, err := NewMethod(name, cfg, backend.ForMethod(meter))
+		if err != nil {
+			return results, fmt.Errorf("method %s: %w", name, err)
+		}
+		res, err := runner.Train(ctx, runner.TrainConfig{
+			Method: m, Suite: suite, Tasks: tasks,
+			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
+			Dir: filepath.Join(cfg.Run, name),
+			Meta: checkpoints.Meta{
+				ConfigJSON:    cfg.JSON(),
+				EmbedderModel: backend.Embedder.Model(),
+				EmbedDim:      int32(backend.Embedder.Dim()),
+			},
+			Stop:     io.Stop,
+			Progress: NewProgress(io.Err, io.TTY),
+		})
+		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: meter.Report()})
+		if err != nil {
+			return results, fmt.Errorf("train %s: %w", name, err)
+		}
+		if res.ResumedFrom != "" {
+			fmt.Fprintf(io.Err, "%s resumed from %s\n", name, res.ResumedFrom)
+		}
+		fmt.Fprintf(io.Err, "%s: checkpoint %s\n", name, res.Checkpoint)
+	}
+	if !backend.Offline() {
+		fmt.Fprintf(io.Err, "model usage:\n%s\n", backend.Meter.Report())
+	}
+	return results, nil
+}
+
+// writeConfig records the resolved configuration in the run directory,
+// atomically. An existing one of another schedule is left alone: the
+// runner refuses to resume a different schedule with a clear error.
+func writeConfig(cfg Config) error {
+	path := filepath.Join(cfg.Run, ConfigFile)
+	tmp, err := os.CreateTemp(cfg.Run, ".config-*.json")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// IsInterrupted reports whether err is a graceful stop (a checkpoint was saved).
+func IsInterrupted(err error) bool { return errors.Is(err, runner.ErrInterrupted) }

@@ -1,0 +1,106 @@
+// Command eval evaluates trained memory methods on held-out tasks with
+// frozen memory, beside the no-memory baseline, and writes per-episode
+// results (Parquet), trajectories and a summary to the run directory.
+// See the README and `eval -h`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/cmd/internal/cli"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	// A run directory's saved configuration gives the defaults (the same
+	// environment and model as training); flags given override it.
+	if run := runFlag(args); run != "" {
+		saved, err := app.LoadConfig(run)
+		switch {
+		case err == nil:
+			saved.Workers, saved.Split, saved.Tasks = cfg.Workers, cfg.Split, 0
+			cfg = saved
+			cfg.Methods = append(cfg.Methods, baseline.NoMemoryName)
+		case !errors.Is(err, fs.ErrNotExist):
+			return cli.Code(err, stderr, "eval")
+		}
+	}
+	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	lists := cli.Bind(fset, &cfg)
+	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
+	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
+	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		return cli.Code(err, stderr, "eval")
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "eval: unexpected argument %q (flags only; see eval -h)\n", fset.Arg(0))
+		return cli.ExitUsage
+	}
+	lists.Finish(true)
+	ctx, stop, release := cli.Signals(ctx, stderr)
+	defer release()
+	began := time.Now()
+	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: isTTY(stderr), Stop: stop})
+	if len(res) > 0 {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			for _, r := range res {
+				enc.Encode(r)
+			}
+		} else {
+			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+			app.PrintTable(tw, res)
+			fmt.Fprintln(stdout)
+			app.PrintByType(tw, res)
+		}
+	}
+	if err == nil {
+		fmt.Fprintf(stderr, "evaluated in %s\n", cli.Elapsed(time.Since(began)))
+	}
+	return cli.Code(err, stderr, "eval")
+}
+
+// runFlag finds -run's value before the flags are parsed.
+func runFlag(args []string) string {
+	run := app.Defaults().Run
+	for i, a := range args {
+		switch {
+		case a == "-run" || a == "--run":
+			if i+1 < len(args) {
+				run = args[i+1]
+			}
+		case len(a) > 5 && (a[:5] == "-run=" || (len(a) > 6 && a[:6] == "--run=")):
+			run = a[len("-run="):]
+			if a[1] == '-' {
+				run = a[len("--run="):]
+			}
+		}
+	}
+	return run
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && cli.IsTerminal(f)
+}

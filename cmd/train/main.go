@@ -1,0 +1,62 @@
+// Command train trains memory methods (SAMem by default) on an environment's
+// training tasks and saves checkpoints in a run directory; run it again to
+// resume. See the README and `train -h`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/cmd/internal/cli"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lists := cli.Bind(fs, &cfg)
+	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations over the tasks (seed 002 Sec. 4.1.2: 9)")
+	fs.IntVar(&cfg.PerType, "per-type", cfg.PerType, "training tasks per task type (seed 002 Sec. 4.1: 5); 0 uses every training task")
+	asJSON := fs.Bool("json", false, "print the training history as JSON on stdout")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: train [flags]\n\nTrains memory methods on the training split and checkpoints them in -run after every iteration.\nRunning it again with the same flags resumes. Ctrl-C saves a checkpoint and stops.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return cli.Code(err, stderr, "train")
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "train: unexpected argument %q (flags only; see train -h)\n", fs.Arg(0))
+		return cli.ExitUsage
+	}
+	lists.Finish(false)
+	ctx, stop, release := cli.Signals(ctx, stderr)
+	defer release()
+	began := time.Now()
+	res, err := app.Train(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: isTTY(stderr), Stop: stop})
+	if *asJSON && len(res) > 0 {
+		enc := json.NewEncoder(stdout)
+		for _, r := range res {
+			enc.Encode(r)
+		}
+	}
+	if err == nil {
+		fmt.Fprintf(stderr, "trained in %s\n", cli.Elapsed(time.Since(began)))
+	}
+	return cli.Code(err, stderr, "train")
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && cli.IsTerminal(f)
+}
