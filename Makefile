@@ -1,0 +1,38 @@
+# The two commands a new user needs are `make run` and `make test`.
+GO       ?= go
+RUN      ?= runs/default
+FUZZTIME ?= 3s
+
+.PHONY: run train eval test vet race fuzz bench clean
+
+## run: train SAMem on the built-in household world, then evaluate it on the
+## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
+## no network, no API key).
+run: train eval
+
+train:
+	$(GO) run ./cmd/train -run $(RUN)
+
+eval:
+	$(GO) run ./cmd/eval -run $(RUN)
+
+## test: vet, every test with the race detector, then every fuzz target for
+## FUZZTIME each.
+test: vet race fuzz
+
+vet:
+	$(GO) vet ./...
+
+race:
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## bench: the performance suite (issue 10), one table of figures, targets,
+## same-run baselines and ratios.
+bench:
+	$(GO) run ./cmd/bench
+
+clean:
+	rm -rf runs
