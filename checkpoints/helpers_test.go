@@ -55,3 +55,10 @@ func equalState(t *testing.T, got, want SAMemState) {
 		}
 	}
 }
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -292,12 +292,12 @@ func (p *Pending) Commit(ctx context.Context, meta Meta) (dir string, err error)
 	if err != nil {
 		return "", fmt.Errorf("commit checkpoint: %w", err)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := jsonIndent(m)
 	if err != nil {
 		return "", fmt.Errorf("commit checkpoint: %w", err)
 	}
 	if err := writeAtomic(filepath.Join(p.tmp, ManifestFile), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
+		_, err := w.Write(b)
 		return err
 	}); err != nil {
 		return "", fmt.Errorf("commit checkpoint: write manifest: %w", err)
@@ -475,4 +475,12 @@ func readLimited(p string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: larger than %d bytes", p, ErrCorrupt, limit)
 	}
 	return b, nil
+}
+
+func jsonIndent(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
