@@ -38,7 +38,7 @@ func measureHousehold(t *testing.T, perType, iters, evalN int) (curve []float64,
 		unseen = unseen[:evalN]
 	}
 	m := newOffline(t)
-	res, err := runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: train, Iterations: iters, Workers: 2, Seed: 1, Dir: t.TempDir()})
+	res, err := runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: train, Iterations: iters, Workers: 1, Seed: 1, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +49,11 @@ func measureHousehold(t *testing.T, perType, iters, evalN int) (curve []float64,
 		eps, err := runner.Evaluate(ctx, runner.EvalConfig{Method: m, Suite: suite, Tasks: unseen, Workers: 2, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
+		}
+		types, groups := runner.ByType(eps)
+		for _, typ := range types {
+			s := runner.Summarize(groups[typ], nil)
+			t.Logf("  %-32s %3d tasks, success %.2f", typ, s.Tasks, s.SuccessRate)
 		}
 		return runner.Summarize(eps, household.PaperOracleSteps())
 	}

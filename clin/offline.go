@@ -378,9 +378,10 @@ func mergeAdapt(fresh []Abstraction, prev []Memory, trial int, reward float64, r
 		if it.Kind == Necessary && seen[Abstraction{Kind: Necessary, X: it.Y, Y: it.X}.Key()] {
 			continue // the order this trial showed is the reverse
 		}
-		// Evidence of necessity is kept; a DOES NOT CONTRIBUTE item lives
-		// while some trial of the last three confirmed it.
-		if it.Kind == Necessary || it.Reward > 0 || it.Trial >= trial-2 {
+		// Evidence of necessity is kept, and so is a DOES NOT CONTRIBUTE
+		// item that two trials confirmed; one seen once lives while some
+		// trial of the last three confirmed it.
+		if it.Kind == Necessary || it.Modifier == ModShould || it.Reward > 0 || it.Trial >= trial-2 {
 			out = append(out, it)
 			seen[it.Key()] = true
 		}

@@ -32,7 +32,7 @@ func isMilestone(p string) bool {
 	case p == phraseFind, p == phraseComplete:
 		return true
 	case p == "taking the target object", p == "putting the target object in the target receptacle",
-		p == "turning on the lamp", p == "examining the target object":
+		p == "turning on the lamp":
 		return true
 	case strings.HasSuffix(p, "the target object with the microwave"),
 		strings.HasSuffix(p, "the target object with the fridge"),
