@@ -24,7 +24,7 @@ import (
 func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	l := &Lists{cfg: cfg}
 	fs.StringVar(&cfg.Run, "run", cfg.Run, "run `directory`: checkpoints, configuration, results and the LLM response cache go here")
-	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list, or all (known: "+strings.Join(app.MethodNames(true), ", ")+")")
+	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem and its Table 2 variants) (known: "+strings.Join(app.MethodNames(true), ", ")+")")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "run seed: episode randomness (exploration, offline roles) derives from it")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "episodes played in parallel (default: the number of cores); 1 makes a run exactly reproducible")
 
@@ -67,18 +67,13 @@ type Lists struct {
 	methods []string
 }
 
-// Finish applies -method (with "all") and the OPENAI_* environment variables.
-// eval lists the baselines with "all"; train lists the methods that learn.
+// Finish applies -method (with "all" and "ablations") and the OPENAI_*
+// environment variables. For train, "all" is every registered method but the
+// ablation variants; for eval, every method with a checkpoint in the run and
+// the baselines.
 func (l *Lists) Finish(forEval bool) {
 	if len(l.methods) > 0 {
-		l.cfg.Methods = nil
-		for _, m := range l.methods {
-			if m == "all" {
-				l.cfg.Methods = app.MethodNames(forEval)
-				break
-			}
-			l.cfg.Methods = append(l.cfg.Methods, m)
-		}
+		l.cfg.Methods = expandMethods(l.methods, l.cfg.Run, forEval)
 	}
 	// Secrets and endpoints come from the environment, read here only.
 	l.cfg.LLM.APIKey = os.Getenv("OPENAI_API_KEY")
@@ -188,3 +183,31 @@ func Code(err error, stderr io.Writer, name string) int {
 
 // Elapsed formats a duration for the end of a run.
 func Elapsed(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
+
+// expandMethods expands the keywords of -method and drops repeats, keeping
+// the first place of each name.
+func expandMethods(names []string, run string, forEval bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(ms ...string) {
+		for _, m := range ms {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	for _, m := range names {
+		switch {
+		case m == "all" && forEval:
+			add(app.EvalAll(run)...)
+		case m == "all":
+			add(app.MainMethods(false)...)
+		case m == app.AblationsKeyword:
+			add(app.AblationMethods()...)
+		default:
+			add(m)
+		}
+	}
+	return out
+}

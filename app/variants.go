@@ -1,0 +1,116 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/samem"
+)
+
+// Ablation variants of SAMem live side by side with the full method in one
+// run directory, each under its own name (its own method directory and
+// checkpoint subdirectory), so that seed 002 Table 2 and Fig. 6 come out of
+// one train and one eval. A variant is SAMem built with one switch turned on.
+var variants = []struct {
+	name  string
+	apply func(*samem.Config)
+	doc   string
+}{
+	{"samem-no-q", func(c *samem.Config) { c.NoQ = true }, "w/o Q-learning (seed 002 Table 2): thoughts retrieved by state similarity only"},
+	{"samem-no-situation", func(c *samem.Config) { c.NoClustering = true }, "w/o situation processing (Table 2): the raw observation is the state, no clustering"},
+	{"samem-no-decay", func(c *samem.Config) { c.NoDecay = true }, "w/o decayed epsilon-greedy (Table 2): memory unused during training"},
+	{"samem-no-forgetting", func(c *samem.Config) { c.NoForgetting = true }, "without the forgetting step (Fig. 6)"},
+}
+
+// AblationsKeyword is the -method value that means SAMem and its ablation
+// variants.
+const AblationsKeyword = "ablations"
+
+func init() {
+	// The variants are registered here rather than in methods.go so that
+	// the registry's main table stays the list of methods.
+	for _, v := range variants {
+		registry[v.name] = entry{build: func(cfg Config, b *Backend) (agent.Method, error) {
+			v.apply(&cfg.SAMem)
+			m, err := registry[samem.Name].build(cfg, b)
+			if err != nil {
+				return nil, err
+			}
+			sm, ok := m.(*samem.Method)
+			if !ok {
+				return nil, fmt.Errorf("variant %s: samem built a %T", v.name, m)
+			}
+			return &Variant{Method: sm, name: v.name}, nil
+		}}
+	}
+}
+
+// Variant is SAMem under another name: one of the ablations. It has every
+// ability of samem.Method (saving, forgetting, sizes, epsilon, Snapshot).
+type Variant struct {
+	*samem.Method
+	name string
+}
+
+// Name implements agent.Method: the variant's name, so that its
+// checkpoints and results are its own.
+func (v *Variant) Name() string { return v.name }
+
+// Ablations lists the ablation variants' names, in Table 2 order.
+func Ablations() []string {
+	out := make([]string, len(variants))
+	for i, v := range variants {
+		out[i] = v.name
+	}
+	return out
+}
+
+// AblationDoc describes an ablation variant, or returns "" for other names.
+func AblationDoc(name string) string {
+	for _, v := range variants {
+		if v.name == name {
+			return v.doc
+		}
+	}
+	return ""
+}
+
+// IsAblation reports whether name is an ablation variant.
+func IsAblation(name string) bool { return AblationDoc(name) != "" }
+
+// MainMethods is what -method all means: the registered methods without
+// the ablation variants (baselines only when asked).
+func MainMethods(withBaselines bool) []string {
+	return slices.DeleteFunc(MethodNames(withBaselines), IsAblation)
+}
+
+// AblationMethods is what -method ablations means: SAMem and its variants.
+func AblationMethods() []string { return append([]string{samem.Name}, Ablations()...) }
+
+// TrainedMethods lists the registered methods (variants included) that have
+// a committed checkpoint in the run directory, sorted.
+func TrainedMethods(run string) []string {
+	var out []string
+	for _, name := range MethodNames(false) {
+		if _, err := os.Stat(filepath.Join(run, name, checkpoints.Folder, checkpoints.LatestFile)); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// EvalAll is what eval -method all means: every method trained in the run,
+// then the baselines.
+func EvalAll(run string) []string {
+	out := TrainedMethods(run)
+	for _, name := range MethodNames(true) {
+		if IsBaseline(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/samem"
+)
+
+// smallConfig is a run that trains and evaluates in well under a second.
+func smallConfig(t *testing.T, methods ...string) Config {
+	t.Helper()
+	cfg := Defaults()
+	cfg.Run = t.TempDir()
+	cfg.Methods = methods
+	cfg.Workers = 2
+	cfg.Iterations = 2
+	cfg.PerType = 2
+	cfg.Tasks = 12
+	cfg.LLM.EmbedDim = 64
+	return cfg
+}
+
+func quiet() Streams { return Streams{Out: io.Discard, Err: io.Discard} }
+
+func TestVariantsSideBySide(t *testing.T) {
+	methods := AblationMethods()
+	cfg := smallConfig(t, methods...)
+	res, err := Train(context.Background(), cfg, quiet())
+	if err != nil {
+		t.Fatalf("Train: %v", err)
+	}
+	if len(res) != len(methods) {
+		t.Fatalf("Train returned %d results, want %d", len(res), len(methods))
+	}
+	for i, r := range res {
+		if r.Method != methods[i] {
+			t.Errorf("result %d is of %q, want %q", i, r.Method, methods[i])
+		}
+		if len(r.History) != cfg.Iterations {
+			t.Errorf("%s: history of %d iterations, want %d", r.Method, len(r.History), cfg.Iterations)
+		}
+		// Each variant's memory is saved under its own name.
+		if _, err := os.Stat(filepath.Join(r.Checkpoint, r.Method, checkpoints.StatesFile)); err != nil {
+			t.Errorf("%s: %v", r.Method, err)
+		}
+	}
+	if got := TrainedMethods(cfg.Run); !slices.Equal(got, sortedCopy(methods)) {
+		t.Errorf("TrainedMethods = %v, want %v", got, sortedCopy(methods))
+	}
+	// The no-forgetting variant never forgets; its memory is at least as big.
+	size := func(name string) int {
+		for _, r := range res {
+			if r.Method == name {
+				return r.History[len(r.History)-1].Size["entries"]
+			}
+		}
+		return -1
+	}
+	if size("samem-no-forgetting") < size(samem.Name) {
+		t.Errorf("entries: no forgetting %d < forgetting %d", size("samem-no-forgetting"), size(samem.Name))
+	}
+
+	ecfg := cfg
+	ecfg.Methods = EvalAll(cfg.Run)
+	if !slices.Contains(ecfg.Methods, baseline.NoMemoryName) {
+		t.Errorf("EvalAll = %v, want the no-memory baseline in it", ecfg.Methods)
+	}
+	ev, err := Eval(context.Background(), ecfg, quiet())
+	if err != nil {
+		t.Fatalf("Eval: %v", err)
+	}
+	for i, r := range ev {
+		if r.Method != ecfg.Methods[i] || r.Tasks != cfg.Tasks {
+			t.Errorf("eval result %d: %s on %d tasks, want %s on %d", i, r.Method, r.Tasks, ecfg.Methods[i], cfg.Tasks)
+		}
+		if !IsBaseline(r.Method) && r.Checkpoint == "" {
+			t.Errorf("%s evaluated without a checkpoint", r.Method)
+		}
+	}
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+func TestMainMethodsLeaveOutAblations(t *testing.T) {
+	all := MainMethods(true)
+	for _, a := range Ablations() {
+		if slices.Contains(all, a) {
+			t.Errorf("MainMethods(true) = %v holds the ablation %s", all, a)
+		}
+		if _, ok := registry[a]; !ok {
+			t.Errorf("ablation %s is not registered", a)
+		}
+	}
+	if !slices.Contains(all, samem.Name) || !slices.Contains(all, baseline.NoMemoryName) {
+		t.Errorf("MainMethods(true) = %v, want samem and nomemory in it", all)
+	}
+}
