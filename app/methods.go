@@ -4,8 +4,13 @@ import (
 	"sort"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/forget"
+	"github.com/samem/trainer/kgplan"
+	"github.com/samem/trainer/memstream"
 	"github.com/samem/trainer/samem"
 	"github.com/samem/trainer/summarize"
 	"github.com/samem/trainer/thought"
@@ -25,6 +30,30 @@ var registry = map[string]entry{
 		return samem.New(cfg.SAMem, samem.Deps{
 			Summarizer: summarizer(cfg, b), Thinker: thinker(b), Checker: checker(b), Embedder: b.Embedder,
 		})
+	}},
+	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
+	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return clin.New(clin.Config{}, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+	}},
+	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
+	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return arigraph.New(arigraph.Config{}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+	}},
+	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
+	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return memstream.New(memstream.Config{}, memstream.Deps{Chat: b.Chat, Embed: b.Embedder})
+	}},
+	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
+	// household world only.
+	"kgplan": {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		var kc kgplan.Config
+		if cfg.Env.Kind == "household" {
+			// Where objects are likely to be is public knowledge of the
+			// game (ALFWORLD-FACTS.md) that a language model brings; the
+			// offline planner gets it as a search order.
+			kc.CanHold = household.CanHold
+		}
+		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(b)}, nil
