@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 )
 
 // Summary aggregates episodes of one method on one set of tasks, as the
@@ -98,4 +100,22 @@ func ByType(eps []Episode) (types []string, groups map[string][]Episode) {
 	}
 	sort.Strings(types)
 	return types, groups
+}
+
+// FormatSize renders a memory size map as "entries=82 states=11", keys
+// sorted; "-" when empty.
+func FormatSize(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
 }

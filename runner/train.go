@@ -207,8 +207,8 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 				p.Size = sz.Size()
 			}
 			st.History = append(st.History, *p)
-			prog.End(fmt.Sprintf("%s iteration %d/%d: success %.2f (%d/%d), %d steps, %d errors, memory %v, %.1fs",
-				cfg.Method.Name(), it+1, cfg.Iterations, p.SuccessRate, p.Successes, p.Episodes, p.Steps, p.Errors, p.Size, p.Seconds))
+			prog.End(fmt.Sprintf("%s iteration %d/%d: success %.2f (%d/%d), %d steps, %d errors, memory %s, %.1fs",
+				cfg.Method.Name(), it+1, cfg.Iterations, p.SuccessRate, p.Successes, p.Episodes, p.Steps, p.Errors, FormatSize(p.Size), p.Seconds))
 			st.Iteration++
 			st.Done = nil
 			st.Partial = IterationStats{}
