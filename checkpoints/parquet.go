@@ -192,7 +192,16 @@ func syncDir(dir string) error {
 // names the file and wraps ErrMissing, ErrNotParquet, ErrCorrupt or
 // ErrSchema. It never panics on bad input: a panic inside the Parquet
 // library on a damaged file is recovered and reported as ErrCorrupt.
-func ReadFile[T any](ctx context.Context, path string) (rows []T, err error) {
+func ReadFile[T any](ctx context.Context, path string) ([]T, error) {
+	return readFileWith(ctx, path, openParquet[T], readRows[T])
+}
+
+// readFileWith opens path, checks it with open and reads its rows with
+// read, wrapping every error with the path and recovering parquet-go's
+// panics on damaged input.
+func readFileWith[T any](ctx context.Context, path string,
+	open func(io.ReaderAt, int64) (*parquet.File, error),
+	read func(context.Context, *parquet.File) ([]T, error)) (rows []T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			rows, err = nil, fmt.Errorf("read %s: %w: decoder failed: %v", path, ErrCorrupt, r)
@@ -210,7 +219,11 @@ func ReadFile[T any](ctx context.Context, path string) (rows []T, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	rows, err = readParquet[T](ctx, f, st.Size())
+	pf, err := open(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	rows, err = read(ctx, pf)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -222,6 +235,16 @@ func ReadFile[T any](ctx context.Context, path string) (rows []T, err error) {
 const maxPrealloc = 1 << 20
 
 func readParquet[T any](ctx context.Context, r io.ReaderAt, size int64) ([]T, error) {
+	pf, err := openParquet[T](r, size)
+	if err != nil {
+		return nil, err
+	}
+	return readRows[T](ctx, pf)
+}
+
+// openParquet opens a Parquet file whose columns must be T's, checking
+// what parquet-go does not before trusting the footer.
+func openParquet[T any](r io.ReaderAt, size int64) (*parquet.File, error) {
 	var head, tail [4]byte
 	if size < 12 {
 		if size >= 4 {
@@ -265,11 +288,21 @@ func readParquet[T any](ctx context.Context, r io.ReaderAt, size int64) ([]T, er
 	}
 	var sum int64
 	for _, rg := range pf.RowGroups() {
+		if rg.NumRows() < 0 {
+			return nil, fmt.Errorf("%w: negative row count in a row group", ErrCorrupt)
+		}
 		sum += rg.NumRows()
 	}
 	if sum != total {
 		return nil, fmt.Errorf("%w: footer says %d rows, row groups hold %d", ErrCorrupt, total, sum)
 	}
+	return pf, nil
+}
+
+// readRows reads all rows of pf with parquet-go's generic (row by row)
+// reader.
+func readRows[T any](ctx context.Context, pf *parquet.File) ([]T, error) {
+	total := pf.NumRows()
 	pr := parquet.NewGenericReader[T](pf)
 	defer pr.Close()
 	rows := make([]T, 0, min(total, maxPrealloc))

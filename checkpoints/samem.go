@@ -91,13 +91,13 @@ func LoadSAMem(ctx context.Context, dir string, dim int) (SAMemState, error) {
 	var st SAMemState
 	var err error
 	statesPath, thoughtsPath, qPath := filepath.Join(dir, StatesFile), filepath.Join(dir, ThoughtsFile), filepath.Join(dir, QTableFile)
-	if st.States, err = ReadFile[ClusterRow](ctx, statesPath); err != nil {
+	if st.States, err = readFileWith(ctx, statesPath, openParquet[ClusterRow], readClusterRows); err != nil {
 		return SAMemState{}, fmt.Errorf("load samem: %w", err)
 	}
-	if st.Thoughts, err = ReadFile[ClusterRow](ctx, thoughtsPath); err != nil {
+	if st.Thoughts, err = readFileWith(ctx, thoughtsPath, openParquet[ClusterRow], readClusterRows); err != nil {
 		return SAMemState{}, fmt.Errorf("load samem: %w", err)
 	}
-	if st.QTable, err = ReadFile[QRow](ctx, qPath); err != nil {
+	if st.QTable, err = readFileWith(ctx, qPath, openParquet[QRow], readQRows); err != nil {
 		return SAMemState{}, fmt.Errorf("load samem: %w", err)
 	}
 	stateIDs, dim, err := checkClusters(statesPath, st.States, dim)
