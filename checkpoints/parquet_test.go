@@ -242,7 +242,7 @@ func FuzzReadFile(f *testing.F) {
 func TestColumnReadersMatchGeneric(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := makeState(rand.New(rand.NewPCG(6, 6)), 200, 150, 9, 33)
+	st := makeState(rand.New(rand.NewPCG(6, 6)), 60, 40, 6, 17)
 	st.States[5].Embedding = nil // an empty list must survive too
 	type qDict struct {
 		StateID        int64   `parquet:"state_id,dict"`
@@ -265,7 +265,7 @@ func TestColumnReadersMatchGeneric(t *testing.T) {
 	for i, r := range st.States {
 		dc[i] = cDict(r)
 	}
-	for _, rg := range []int64{0, 7, 100} {
+	for _, rg := range []int64{0, 7, 50} {
 		qp, cp := filepath.Join(dir, "q.parquet"), filepath.Join(dir, "c.parquet")
 		must(t, WriteFile(ctx, qp, st.QTable, WriteOptions{MaxRowsPerRowGroup: rg}))
 		must(t, WriteFile(ctx, cp, st.States, WriteOptions{MaxRowsPerRowGroup: rg}))
