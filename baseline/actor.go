@@ -1,0 +1,199 @@
+package baseline
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/thought"
+)
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+var prompts = template.Must(template.New("").
+	Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).
+	ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Deps are the models a baseline uses.
+type Deps struct {
+	// Chat is the language model; nil selects the offline roles (the
+	// offline thinker of package thought and the rules of this package).
+	Chat llm.Chatter
+	// Embed maps a proposed action onto the admissible list when it is not
+	// an exact match (thought.MatchAdmissible); nil: exact matches only.
+	Embed llm.Embedder
+}
+
+// ActorConfig tunes the LLM actor shared by the baselines. Zero fields take
+// the defaults.
+type ActorConfig struct {
+	// MaxAttempts bounds the model calls of one step: the first answer plus
+	// retries with feedback when its action is not admissible; default
+	// thought.DefaultMaxAttempts (3), as SAMem's thinker.
+	MaxAttempts int
+	// MaxTokens bounds a reply; default 200.
+	MaxTokens int
+	// Temperature of the calls; default 0, so that methods compared on one
+	// model decide repeatably.
+	Temperature float64
+}
+
+func (c ActorConfig) withDefaults() ActorConfig {
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, thought.DefaultMaxAttempts)
+	c.MaxTokens = cmp.Or(c.MaxTokens, 200)
+	return c
+}
+
+func (c ActorConfig) valid() bool {
+	return c.MaxAttempts >= 0 && c.MaxTokens >= 0 && c.Temperature >= 0 && c.Temperature <= 2
+}
+
+// Step is one entry of an episode's history: the action taken (empty for the
+// first observation) and the observation it led to.
+type Step struct {
+	Action string
+	Text   string
+}
+
+// View is what the LLM actor is shown at one step. The baselines differ only
+// in which of Reflections, Summary and History they fill.
+type View struct {
+	Goal string
+	// Reflections are lessons from earlier failed trials (reflexion).
+	Reflections []string
+	// Summary is the running summary of the episode (summary).
+	Summary string
+	// History is the episode before the current observation (fullhistory,
+	// reflexion), and Omitted the number of its steps left out to respect
+	// the history bound.
+	History []Step
+	Omitted int
+	// Current is the latest action and the observation it led to.
+	Current    Step
+	Admissible []string
+}
+
+// ActorMessages renders the actor's prompt: the style's system prompt and a
+// user message with the view.
+func ActorMessages(style envbridge.Style, v View) ([]llm.Message, error) {
+	sys := struct {
+		PutAction     string
+		HasAdmissible bool
+	}{putAction(v.Admissible), v.Admissible != nil}
+	s, err := render(systemTemplate(style), sys)
+	if err != nil {
+		return nil, err
+	}
+	v.Current.Text = strings.TrimSpace(v.Current.Text)
+	u, err := render("actor.tmpl", v)
+	if err != nil {
+		return nil, err
+	}
+	return []llm.Message{{Role: "system", Content: s}, {Role: "user", Content: u}}, nil
+}
+
+func systemTemplate(style envbridge.Style) string {
+	switch style {
+	case envbridge.StyleScience:
+		return "science.tmpl"
+	case envbridge.StyleFiction:
+		return "fiction.tmpl"
+	default:
+		return "household.tmpl"
+	}
+}
+
+func render(name string, data any) (string, error) {
+	var b bytes.Buffer
+	if err := prompts.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// putAction names the placing action in the grammar of the admissible list:
+// ALFWorld 0.4's "move {obj} to {recep}" or 0.3's "put {obj} in/on {recep}".
+func putAction(admissible []string) string {
+	for _, a := range admissible {
+		if strings.HasPrefix(a, "move ") {
+			return "move {obj} to {recep}"
+		}
+	}
+	return "put {obj} in/on {recep}"
+}
+
+// actor is the LLM-backed actor: a ReAct-style "Thought: / Action:" reply
+// (seed 002 Appendix D.2's format), parsed by thought.ParseReply and mapped
+// onto the admissible list by thought.MatchAdmissible.
+type actor struct {
+	chat    llm.Chatter
+	emb     llm.Embedder
+	cfg     ActorConfig
+	purpose string
+}
+
+// decide asks for a thought and an action; when the action is not
+// admissible it tells the model and asks again, up to MaxAttempts calls, as
+// SAMem's thinker does. When every attempt misses, the last proposal is
+// returned and the environment answers it in its own words.
+func (a *actor) decide(ctx context.Context, style envbridge.Style, v View) (thought.Decision, error) {
+	msgs, err := ActorMessages(style, v)
+	if err != nil {
+		return thought.Decision{}, err
+	}
+	var last thought.Decision
+	for i := 1; i <= max(1, a.cfg.MaxAttempts); i++ {
+		resp, err := a.chat.Chat(ctx, llm.Request{Purpose: a.purpose, Messages: msgs, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens})
+		if err != nil {
+			return thought.Decision{}, fmt.Errorf("%s: %w", a.purpose, err)
+		}
+		th, act, err := thought.ParseReply(resp.Text)
+		if err != nil {
+			return thought.Decision{}, fmt.Errorf("%s: %w", a.purpose, err)
+		}
+		last = thought.Decision{Thought: th, Action: act, Attempts: i}
+		match, _, ok, err := thought.MatchAdmissible(ctx, a.emb, act, v.Admissible)
+		if err != nil {
+			return thought.Decision{}, fmt.Errorf("%s: %w", a.purpose, err)
+		}
+		if ok {
+			last.Action, last.Matched = match, true
+			return last, nil
+		}
+		fb, err := render("retry.tmpl", struct {
+			Action string
+			Empty  bool
+		}{act, act == ""})
+		if err != nil {
+			return thought.Decision{}, err
+		}
+		msgs = append(msgs,
+			llm.Message{Role: "assistant", Content: resp.Text},
+			llm.Message{Role: "user", Content: fb})
+	}
+	return last, nil
+}
+
+// window bounds a history to at most n steps: the first (the opening
+// observation, which describes the place and often the task) and the last
+// n-1. It returns the kept steps and how many were left out; n <= 0 keeps
+// everything.
+func window(h []Step, n int) ([]Step, int) {
+	if n <= 0 || len(h) <= n {
+		return h, 0
+	}
+	if n == 1 {
+		return h[:1], len(h) - 1
+	}
+	out := make([]Step, 0, n)
+	out = append(out, h[0])
+	out = append(out, h[len(h)-(n-1):]...)
+	return out, len(h) - n
+}
