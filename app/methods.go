@@ -28,7 +28,7 @@ type entry struct {
 var registry = map[string]entry{
 	samem.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return samem.New(cfg.SAMem, samem.Deps{
-			Summarizer: summarizer(cfg, b), Thinker: thinker(b), Checker: checker(b), Embedder: b.Embedder,
+			Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b), Checker: checker(b), Embedder: b.Embedder,
 		})
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
@@ -56,7 +56,7 @@ var registry = map[string]entry{
 		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(b)}, nil
+		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
 }
 
@@ -91,11 +91,13 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 	return summarize.NewLLM(b.Chat)
 }
 
-func thinker(b *Backend) thought.Thinker {
+func thinker(cfg Config, b *Backend) thought.Thinker {
 	if b.Offline() {
 		return thought.Offline{}
 	}
-	return thought.NewLLM(b.Chat, b.Embedder)
+	t := thought.NewLLM(b.Chat, b.Embedder)
+	t.Temperature = cfg.LLM.Temperature
+	return t
 }
 
 func checker(b *Backend) forget.Checker {
