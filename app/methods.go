@@ -55,6 +55,18 @@ var registry = map[string]entry{
 		}
 		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
+	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
+	// the prompt, a running summary, and Reflexion's reflections after failed
+	// trials (the last three kept; it learns, so it is trained).
+	baseline.FullHistoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return baseline.NewFullHistory(baseline.FullHistoryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+	}},
+	baseline.SummaryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+	}},
+	baseline.ReflexionName: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return baseline.NewReflexion(baseline.ReflexionConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
