@@ -1,15 +1,3 @@
-// Package checkpoints saves and loads everything a training run must keep,
-// as Parquet files that other tools (DuckDB, pandas, pyarrow) read as they
-// are: a generic atomic Parquet writer and a checking reader, the row types
-// of SAMem's memory (Q-table, state and thought clusters) and of the run
-// metadata, and a Store that commits whole checkpoints of a run directory
-// atomically, verifies them with a manifest of SHA-256 sums, keeps the last
-// few and finds the latest.
-//
-// The promise: a checkpoint is either complete and verified or not there; a
-// failed or killed write leaves the previous checkpoint intact; nothing is
-// ever overwritten in place; a damaged, foreign or incompatible checkpoint
-// gives an error naming the file and the problem.
 package checkpoints
 
 import (
