@@ -38,7 +38,8 @@ type tracker struct {
 	// noEffect counts, by action class, the actions that had no effect.
 	noEffect map[string]int
 	// progress flags for the offline reflection (household).
-	found, held, processed, lamp, atDest, placedAny bool
+	found, held, processed, lamp, atDest bool
+	placed                               int // most target objects in place at once
 }
 
 func newTracker(t envbridge.Task, style envbridge.Style) *tracker {
@@ -84,9 +85,7 @@ func (t *tracker) noteProgress() {
 	if b.LampOn && b.HoldingTarget() {
 		t.lamp = true
 	}
-	if len(b.Placed) > 0 {
-		t.placedAny = true
-	}
+	t.placed = max(t.placed, len(b.Placed))
 }
 
 // situation is the key of the current situation (see tracker).

@@ -179,9 +179,9 @@ func stageLesson(t *tracker) string {
 		return LessonProcess
 	case !t.atDest:
 		return LessonDeliver
-	case !t.placedAny:
+	case t.placed == 0:
 		return LessonPlace
-	case g.Count > 1:
+	case t.placed < g.Count:
 		return LessonSecond
 	}
 	return ""
