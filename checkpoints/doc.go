@@ -44,7 +44,8 @@
 //	JOIN 'thoughts.parquet' t ON t.id = q.thought_id ORDER BY q.q DESC;
 //
 // TestDuckDBReadsCheckpoint proves it with DuckDB through the npm package
-// @duckdb/node-api, installed by `cd checkpoints/testdata/duckdb && npm ci`
+// @duckdb/node-api, installed by
+// `cd checkpoints/testdata/duckdb && npm install --no-audit --no-fund`
 // (CI sets CHECKPOINTS_REQUIRE_DUCKDB=1 so that a missing install fails
 // instead of skipping).
 package checkpoints

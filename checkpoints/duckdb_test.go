@@ -13,8 +13,9 @@ import (
 	"testing"
 )
 
-// duckdbDir holds the Node script and, once `npm ci` has run there, the
-// npm package @duckdb/node-api (a DuckDB build with its native library).
+// duckdbDir holds the Node script and, once `npm install` has run there, the
+// npm package @duckdb/node-api (a DuckDB build with its native library),
+// pinned in package.json.
 const duckdbDir = "testdata/duckdb"
 
 // duckdbResult is one line of testdata/duckdb/read.mjs.
@@ -31,7 +32,7 @@ type duckdbResult struct {
 // DuckDB, a Parquet reader that shares no code with this package, through
 // Node. It skips when node or the npm package is missing, unless
 // CHECKPOINTS_REQUIRE_DUCKDB=1 (as in CI), where that is a failure.
-// Install: cd checkpoints/testdata/duckdb && npm ci
+// Install: cd checkpoints/testdata/duckdb && npm install --no-audit --no-fund
 func TestDuckDBReadsCheckpoint(t *testing.T) {
 	skip := t.Skipf
 	if os.Getenv("CHECKPOINTS_REQUIRE_DUCKDB") == "1" {
@@ -43,7 +44,7 @@ func TestDuckDBReadsCheckpoint(t *testing.T) {
 		return
 	}
 	if _, err := os.Stat(filepath.Join(duckdbDir, "node_modules", "@duckdb", "node-api", "package.json")); err != nil {
-		skip("@duckdb/node-api not installed: run `cd checkpoints/testdata/duckdb && npm ci` (%v)", err)
+		skip("@duckdb/node-api not installed: run `cd checkpoints/testdata/duckdb && npm install --no-audit --no-fund` (%v)", err)
 		return
 	}
 	ctx := context.Background()
