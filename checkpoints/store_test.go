@@ -553,3 +553,49 @@ func killChild(run string) {
 		p.Abort()
 	}
 }
+
+// FuzzVerify feeds arbitrary manifests to Verify: it must never panic, and
+// never accept a checkpoint unless every file it lists is inside the
+// directory and intact.
+func FuzzVerify(f *testing.F) {
+	s, err := Open(f.TempDir(), 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := s.Begin(0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir, err := p.Commit(context.Background(), testMeta(0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	meta, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(bytes.Replace(good, []byte(`"meta.parquet"`), []byte(`"../meta.parquet"`), 1))
+	f.Add([]byte(`{"format_version":1,"iteration":0,"files":[{"path":"/etc/passwd","size":1,"sha256":"00"}]}`))
+	f.Add([]byte(`{"format_version":1,"files":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, manifestBytes []byte) {
+		d := t.TempDir()
+		if err := os.WriteFile(filepath.Join(d, MetaFile), meta, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, ManifestFile), manifestBytes, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(context.Background(), d); err == nil {
+			// Accepted: then it must list exactly meta.parquet, intact.
+			if !bytes.Contains(manifestBytes, []byte("meta.parquet")) {
+				t.Errorf("Verify accepted a manifest that does not list meta.parquet: %q", manifestBytes)
+			}
+		}
+	})
+}
