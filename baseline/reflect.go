@@ -22,19 +22,20 @@ var ErrEmptyReflection = errors.New("empty reflection")
 const MaxReflectionLen = 600
 
 // ParseReflection extracts a reflection from a model reply: code fences,
-// markdown emphasis, a leading "Reflection:" label and surrounding quotes
-// are dropped, white space is folded, and the result is cut to
+// markdown emphasis, a leading "Reflection:" label, surrounding quotes and
+// invalid UTF-8 are dropped, white space is folded, and the result is cut to
 // MaxReflectionLen bytes at a word boundary. An empty result is
 // ErrEmptyReflection.
 func ParseReflection(reply string) (string, error) {
-	s := strings.NewReplacer("`", "", "**", "", "__", "").Replace(reply)
+	s := strings.ToValidUTF8(reply, "")
+	s = strings.NewReplacer("`", "", "**", "", "__", "").Replace(s)
 	s = strings.TrimSpace(s)
 	if i := strings.Index(strings.ToLower(s), "reflection:"); i >= 0 && i < 40 {
 		s = s[i+len("reflection:"):]
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSpace(strings.Trim(s, `"'`))
-	s = strings.ToValidUTF8(clip(s, MaxReflectionLen), "")
+	s = strings.TrimSpace(clip(s, MaxReflectionLen))
 	if s == "" {
 		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrEmptyReflection)
 	}
