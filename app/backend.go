@@ -86,8 +86,12 @@ func NewBackend(cfg Config) (*Backend, error) {
 	return b, nil
 }
 
-// metered counts one method's calls in its own meter, so that an
-// evaluation of several methods reports tokens per method.
+// meteredChat counts one method's calls in its own meter, so that an
+// evaluation of several methods reports tokens per method. It counts what
+// the method consumed: a call answered from the response cache counts as a
+// call with the tokens of the recorded answer (and as a cache hit), so that
+// methods compare alike whether or not a cache served them. What was paid is
+// in the run's own meter (Backend.Meter), where cache hits cost nothing.
 type meteredChat struct {
 	next  llm.Chatter
 	meter *llm.Meter
@@ -100,6 +104,7 @@ func (m meteredChat) Chat(ctx context.Context, req llm.Request) (llm.Response, e
 		m.meter.Error(req.Purpose, resp.Model)
 	case resp.Cached:
 		m.meter.Hit(req.Purpose, resp.Model)
+		m.meter.Call(req.Purpose, resp.Model, resp.Usage)
 	default:
 		m.meter.Call(req.Purpose, resp.Model, resp.Usage)
 	}
