@@ -30,11 +30,15 @@ func Run(ctx context.Context, env envbridge.Env, m agent.Method, s agent.Start) 
 	rec := Episode{Task: s.Task}
 	obs, err := env.Reset(ctx, s.Task)
 	if err != nil {
-		return rec, fmt.Errorf("reset %s: %w", s.Task.ID, err)
+		err = envError{fmt.Errorf("reset %s: %w", s.Task.ID, err)}
+		rec.Outcome.Err = err.Error()
+		return rec, err
 	}
 	ep, err := m.Start(ctx, s)
 	if err != nil {
-		return rec, fmt.Errorf("start %s on %s: %w", m.Name(), s.Task.ID, err)
+		err = fmt.Errorf("start %s on %s: %w", m.Name(), s.Task.ID, err)
+		rec.Outcome.Err = err.Error()
+		return rec, err
 	}
 	runErr := play(ctx, env, ep, s.Task, obs, &rec)
 	if runErr != nil {
@@ -65,7 +69,7 @@ func play(ctx context.Context, env envbridge.Env, ep agent.Episode, t envbridge.
 		}
 		res, err := env.Step(ctx, d.Action)
 		if err != nil {
-			return fmt.Errorf("step %d (%q): %w", step, d.Action, err)
+			return envError{fmt.Errorf("step %d (%q): %w", step, d.Action, err)}
 		}
 		out.Steps = step + 1
 		out.Score, out.MaxScore = res.Score, res.MaxScore
@@ -82,6 +86,21 @@ func play(ctx context.Context, env envbridge.Env, ep agent.Episode, t envbridge.
 	}
 	out.Truncated = !out.Won && !out.Lost
 	return nil
+}
+
+// envError marks an episode error that came from the environment (its
+// Reset or Step, or opening it): the worker replaces the environment and
+// training goes on. Any other episode error comes from the method (a model
+// call that failed after its retry budget, a bug) and stops training.
+type envError struct{ err error }
+
+func (e envError) Error() string { return e.err.Error() }
+func (e envError) Unwrap() error { return e.err }
+
+// isEnvError reports whether err came from the environment.
+func isEnvError(err error) bool {
+	var e envError
+	return errors.As(err, &e)
 }
 
 // DefaultMaxSteps bounds an episode whose task gives no limit.

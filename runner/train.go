@@ -115,6 +115,13 @@ func EpisodeRand(seed int64, iteration, task int) *rand.Rand {
 // training tasks, episodes on parallel workers, the method's end-of-iteration
 // work (SAMem's forgetting), and an atomic checkpoint after every iteration.
 // It resumes from the latest checkpoint in cfg.Dir.
+//
+// An episode whose environment fails (a crashed or hung process, a broken
+// connection) is recorded with its error and training goes on on a fresh
+// environment. An episode that fails in the method (a model call that
+// failed after its retry budget) stops training: running episodes finish,
+// a checkpoint of the progress is committed (the failed episode is replayed
+// on resume) and the method's error is returned.
 func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 	if cfg.Iterations <= 0 {
 		cfg.Iterations = 9
@@ -169,12 +176,28 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			st.Partial = IterationStats{Iteration: it, Epsilon: epsilonOf(cfg.Method, jobs)}
 		}
 		prog.Begin(fmt.Sprintf("%s iteration %d/%d", cfg.Method.Name(), it+1, cfg.Iterations), len(jobs))
-		results := playAll(ctx, cfg.Suite, cfg.Method, jobs, cfg.Workers, stop, func(r result) {
+		// A method error (a model call that failed after its retry budget)
+		// halts the iteration: no new episode starts, and the run saves what
+		// it learned and reports the error instead of playing on with every
+		// episode failing. Environment errors cost one episode only.
+		halt := make(chan struct{})
+		var fatal error
+		results := playAll(ctx, cfg.Suite, cfg.Method, jobs, cfg.Workers, either(stop, halt), func(r result) {
 			prog.Done(r.episode)
+			if r.err != nil && !isEnvError(r.err) && ctx.Err() == nil && fatal == nil {
+				fatal = fmt.Errorf("episode %d (%s): %w", r.index, r.episode.Task.ID, r.err)
+				close(halt)
+			}
 		})
+		if fatal == nil {
+			close(halt) // ends either's goroutine
+		}
 		for _, r := range results {
 			if ctx.Err() != nil && r.err != nil {
 				continue // cut short by cancellation: replayed on resume
+			}
+			if r.err != nil && !isEnvError(r.err) {
+				continue // a method failure: replayed on resume
 			}
 			st.Done = append(st.Done, r.index)
 			p := &st.Partial
@@ -220,6 +243,10 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			return res, fmt.Errorf("train: %w", err)
 		}
 		res.Checkpoint = dir
+		if fatal != nil {
+			res.History = st.History
+			return res, fmt.Errorf("train: %w; checkpoint %s holds %d of %d episodes of iteration %d: run the same command again to resume", fatal, dir, len(st.Done), n, it+1)
+		}
 		if interrupted {
 			res.History = st.History
 			return res, fmt.Errorf("%w: checkpoint %s holds %d of %d episodes of iteration %d; run the same command again to resume", ErrInterrupted, dir, len(st.Done), n, it+1)
@@ -227,6 +254,19 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 	}
 	res.History = st.History
 	return res, nil
+}
+
+// either returns a channel closed once a or b is closed (a may be nil).
+func either(a, b <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{})
+	go func() {
+		select {
+		case <-a:
+		case <-b:
+		}
+		close(out)
+	}()
+	return out
 }
 
 func epsilonOf(m agent.Method, jobs []job) float64 {
