@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -134,5 +135,24 @@ func TestWindow(t *testing.T) {
 		if texts(got) != tc.want || om != tc.omitted {
 			t.Errorf("window(5 steps, %d) = %q, %d omitted; want %q, %d", tc.n, texts(got), om, tc.want, tc.omitted)
 		}
+	}
+}
+
+// BenchmarkActorMessages renders the full-history prompt for histories of n
+// steps: the cost the full-history baseline adds to every step.
+func BenchmarkActorMessages(b *testing.B) {
+	for _, n := range []int{10, 50, 200} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			h := make([]Step, n)
+			for i := range h {
+				h[i] = Step{Action: "go to cabinet " + strconv.Itoa(i), Text: current.Text}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ActorMessages(envbridge.StyleHousehold, View{Goal: goal, History: h, Current: current, Admissible: adm}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
