@@ -18,12 +18,14 @@
 //	<run>/checkpoints/iter-0003/meta.parquet  one row: Meta
 //	<run>/checkpoints/iter-0003/<method>/...  what the method's Save wrote
 //	                 (SAMem: qtable.parquet, states.parquet, thoughts.parquet)
+//	<run>/checkpoints/.lock                   flock held by the open Store
 //	<run>/checkpoints/.tmp-*                  a checkpoint being written (or
 //	                 left by a killed process; Open removes it)
 //
 // # Saving and resuming
 //
-//	s, err := checkpoints.Open(runDir, 0)         // keeps DefaultKeep = 3
+//	s, err := checkpoints.Open(runDir, 0)         // locks runDir; keeps DefaultKeep = 3
+//	defer s.Close()
 //	p, err := s.Begin(iteration)
 //	defer p.Abort()                               // no-op after Commit
 //	dir, err := p.MethodDir(method.Name())

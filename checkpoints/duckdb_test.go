@@ -1,6 +1,8 @@
 package checkpoints
 
 import (
+	"github.com/samem/trainer/internal/testenv"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -30,23 +32,14 @@ type duckdbResult struct {
 
 // TestDuckDBReadsCheckpoint writes a checkpoint and reads it back with
 // DuckDB, a Parquet reader that shares no code with this package, through
-// Node. It skips when node or the npm package is missing, unless
-// CHECKPOINTS_REQUIRE_DUCKDB=1 (as in CI), where that is a failure.
+// Node. It skips when node or the npm package is missing (in CI, where
+// TRAINER_REQUIRE_ALL is set, that is a failure: see internal/testenv).
 // Install: cd checkpoints/testdata/duckdb && npm install --no-audit --no-fund
 func TestDuckDBReadsCheckpoint(t *testing.T) {
-	skip := t.Skipf
-	if os.Getenv("CHECKPOINTS_REQUIRE_DUCKDB") == "1" {
-		skip = t.Fatalf
-	}
 	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node not found (%v): DuckDB check skipped", err)
-		return
-	}
-	if _, err := os.Stat(filepath.Join(duckdbDir, "node_modules", "@duckdb", "node-api", "package.json")); err != nil {
-		skip("@duckdb/node-api not installed: run `cd checkpoints/testdata/duckdb && npm install --no-audit --no-fund` (%v)", err)
-		return
-	}
+	testenv.Need(t, err == nil, "node (Debian package nodejs), for the DuckDB check")
+	_, err = os.Stat(filepath.Join(duckdbDir, "node_modules", "@duckdb", "node-api", "package.json"))
+	testenv.Need(t, err == nil, "@duckdb/node-api: run `cd checkpoints/testdata/duckdb && npm install --no-audit --no-fund`")
 	ctx := context.Background()
 	s, err := Open(t.TempDir(), 0)
 	must(t, err)

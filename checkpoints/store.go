@@ -34,6 +34,8 @@ const (
 	// tmpPrefix starts every temporary name in the store; Open removes
 	// leftovers.
 	tmpPrefix = ".tmp-"
+	// lockName is the file a Store holds locked while it is open.
+	lockName = ".lock"
 	// maxManifest bounds the bytes read from a manifest.
 	maxManifest = 16 << 20
 )
@@ -47,16 +49,19 @@ var methodName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // Store is the checkpoint store of one run directory: committed
 // checkpoints in <run>/checkpoints/iter-NNNN, the latest named by
 // <run>/checkpoints/LATEST. One process uses a run directory at a time, and
-// a Store is used by one goroutine at a time.
+// a Store is used by one goroutine at a time: Open locks the run
+// directory (ErrLocked for a second Open) until Close.
 type Store struct {
 	root string
 	keep int
+	lock *os.File
 }
 
-// Open returns the store of runDir, creating its folder, and removes
-// temporary leftovers of a killed process (unfinished checkpoints, half
-// written files). keep is how many committed checkpoints to keep (at least
-// 1; 0 means DefaultKeep).
+// Open returns the store of runDir, creating its folder, locks it against
+// a second process (ErrLocked), and removes temporary leftovers of a killed
+// process (unfinished checkpoints, half written files). keep is how many
+// committed checkpoints to keep (at least 1; 0 means DefaultKeep). Close
+// releases the lock.
 func Open(runDir string, keep int) (*Store, error) {
 	if keep <= 0 {
 		keep = DefaultKeep
@@ -65,18 +70,35 @@ func Open(runDir string, keep int) (*Store, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("open checkpoint store: %w", err)
 	}
+	lock, err := lockFile(filepath.Join(root, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("open checkpoint store: %w", err)
+	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
+		lock.Close()
 		return nil, fmt.Errorf("open checkpoint store: %w", err)
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), tmpPrefix) || strings.HasPrefix(e.Name(), "."+LatestFile+".tmp-") {
 			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+				lock.Close()
 				return nil, fmt.Errorf("open checkpoint store: remove leftover: %w", err)
 			}
 		}
 	}
-	return &Store{root: root, keep: keep}, nil
+	return &Store{root: root, keep: keep, lock: lock}, nil
+}
+
+// Close releases the run directory's lock. The store must not be used
+// afterwards.
+func (s *Store) Close() error {
+	if s.lock == nil {
+		return nil
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
 }
 
 // Root is the store's folder, <run>/checkpoints.

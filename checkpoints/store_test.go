@@ -110,7 +110,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	// Nothing temporary is left in the store.
 	entries, _ := os.ReadDir(s.Root())
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") && e.Name() != lockName {
 			t.Errorf("leftover %s in the store", e.Name())
 		}
 	}
@@ -119,6 +119,29 @@ func TestStoreRoundTrip(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, Folder, "iter-0004", "samem", QTableFile)); err != nil {
 		t.Error(err)
 	}
+}
+
+func TestStoreLocked(t *testing.T) {
+	run := t.TempDir()
+	s, err := Open(run, 0)
+	must(t, err)
+	if _, err := Open(run, 0); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open of a run directory = %v, want ErrLocked", err)
+	}
+	// The first store's pending checkpoint was not cleaned by the refused Open.
+	p, err := s.Begin(0)
+	must(t, err)
+	if _, err := Open(run, 0); !errors.Is(err, ErrLocked) {
+		t.Fatalf("Open during a pending checkpoint = %v, want ErrLocked", err)
+	}
+	if _, err := os.Stat(p.Dir()); err != nil {
+		t.Errorf("pending checkpoint removed by a refused Open: %v", err)
+	}
+	must(t, p.Abort())
+	must(t, s.Close())
+	s2, err := Open(run, 0)
+	must(t, err)
+	must(t, s2.Close())
 }
 
 func TestCheckCompatible(t *testing.T) {
@@ -251,9 +274,10 @@ func TestStoreDamagedCheckpoint(t *testing.T) {
 			if _, err := s.Begin(0); !errors.Is(err, ErrExists) && !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Begin(0) on a damaged checkpoint = %v, want ErrExists or ErrCorrupt", err)
 			}
-			if _, err := Open(filepath.Dir(s.Root()), 0); err != nil {
-				t.Fatal(err)
-			}
+			must(t, s.Close())
+			s2, err := Open(filepath.Dir(s.Root()), 0)
+			must(t, err)
+			defer s2.Close()
 			after := snapshot(t, s.Root())
 			if len(before) != len(after) {
 				t.Errorf("files changed: %d before, %d after", len(before), len(after))
@@ -443,6 +467,7 @@ func TestLeftovers(t *testing.T) {
 	orphan := filepath.Join(s.Root(), DirName(2))
 	must(t, os.MkdirAll(filepath.Join(orphan, "samem"), 0o755))
 	must(t, os.WriteFile(filepath.Join(orphan, "samem", QTableFile), []byte("half"), 0o644))
+	must(t, s.Close())
 
 	s2, err := Open(run, 0)
 	must(t, err)
@@ -480,6 +505,7 @@ func TestKillDuringWrite(t *testing.T) {
 	s, err := Open(run, 0)
 	must(t, err)
 	want, _ := commit(t, s, 0, 1)
+	must(t, s.Close()) // the child takes the run directory
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillDuringWrite$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "CHECKPOINTS_KILL_CHILD="+run)
@@ -500,20 +526,22 @@ func TestKillDuringWrite(t *testing.T) {
 	must(t, cmd.Process.Signal(syscall.SIGKILL))
 	cmd.Wait()
 
+	// The kernel released the dead child's lock.
+	s, err = Open(run, 0)
+	must(t, err)
 	got, meta, err := loadLatest(t, s)
 	if err != nil || meta.Iteration != 0 {
 		t.Fatalf("after SIGKILL: iteration %d, %v; want iteration 0", meta.Iteration, err)
 	}
 	equalState(t, got, want)
-	s2, err := Open(run, 0)
-	must(t, err)
-	entries, _ := os.ReadDir(s2.Root())
+	entries, _ := os.ReadDir(s.Root())
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") && e.Name() != lockName {
 			t.Errorf("leftover %s after Open", e.Name())
 		}
 	}
-	commit(t, s2, 1, 2)
+	commit(t, s, 1, 2)
+	must(t, s.Close())
 }
 
 // writing reports whether a temporary Parquet file with data exists in a
