@@ -1,6 +1,9 @@
 package zmachine
 
 import (
+	"fmt"
+	"github.com/samem/trainer/internal/testenv"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -16,19 +19,17 @@ import (
 func gamesDir(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv("ZMACHINE_GAMES"); d != "" {
-		if _, err := os.Stat(d); err != nil {
-			t.Skipf("ZMACHINE_GAMES=%s: %v", d, err)
-		}
+		_, err := os.Stat(d)
+		testenv.Need(t, err == nil, fmt.Sprintf("the games folder ZMACHINE_GAMES=%s (%v)", d, err))
 		return d
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		t.Skipf("no module root: %v", err)
+		t.Fatalf("no module root: %v", err)
 	}
 	d := filepath.Join(root, "..", "shared", "games")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared games missing: %s not found (set ZMACHINE_GAMES to a copy of ../shared/games)", d)
-	}
+	_, err = os.Stat(d)
+	testenv.Need(t, err == nil, fmt.Sprintf("the shared games: %s not found (set ZMACHINE_GAMES to a copy of ../shared/games)", d))
 	return d
 }
 
@@ -52,9 +53,8 @@ func moduleRoot() (string, error) {
 // needInterpreter skips without dfrotz.
 func needInterpreter(t testing.TB) {
 	t.Helper()
-	if _, err := FindInterpreter("dfrotz"); err != nil {
-		t.Skipf("dfrotz missing (apt-get install frotz): %v", err)
-	}
+	_, err := FindInterpreter("dfrotz")
+	testenv.Need(t, err == nil, fmt.Sprintf("dfrotz (apt-get install frotz): %v", err))
 }
 
 // children lists the live processes whose parent is this test binary.

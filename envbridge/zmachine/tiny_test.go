@@ -1,6 +1,8 @@
 package zmachine
 
 import (
+	"github.com/samem/trainer/internal/testenv"
+
 	"bufio"
 	"context"
 	"errors"
@@ -66,13 +68,10 @@ func tinyGame(t testing.TB) string {
 	t.Helper()
 	needInterpreter(t)
 	inform, err := exec.LookPath("inform6")
-	if err != nil {
-		t.Skipf("inform6 missing (apt-get install inform6-compiler inform6-library): %v", err)
-	}
+	testenv.Need(t, err == nil, "inform6 (apt-get install inform6-compiler inform6-library)")
 	lib := "/usr/share/inform6/library"
-	if _, err := os.Stat(filepath.Join(lib, "parser.h")); err != nil {
-		t.Skipf("Inform 6 library missing at %s (apt-get install inform6-library)", lib)
-	}
+	_, err = os.Stat(filepath.Join(lib, "parser.h"))
+	testenv.Need(t, err == nil, "the Inform 6 library at "+lib+" (apt-get install inform6-library)")
 	src, err := filepath.Abs("testdata/tiny.inf")
 	if err != nil {
 		t.Fatal(err)
