@@ -96,7 +96,7 @@ func fakeEnv(mode string) {
 			case "die":
 				os.Exit(3)
 			case "hang":
-				select {}
+				time.Sleep(time.Hour) // hang; "select {}" would die of the runtime's deadlock check
 			case "long":
 				out.WriteString(strings.Repeat("x", 1<<20) + "\n")
 				out.Flush()

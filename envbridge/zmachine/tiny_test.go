@@ -49,7 +49,7 @@ func fakeInterpreter(mode string) {
 			fmt.Fprintf(w, "You said %s.\n", in.Text())
 		case "silent":
 			if in.Text() == "look" {
-				select {}
+				time.Sleep(time.Hour) // hang; "select {}" would die of the runtime's deadlock check
 			}
 			fmt.Fprint(w, "What?\n\n>")
 		case "flood":
