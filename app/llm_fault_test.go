@@ -43,15 +43,11 @@ func openaiConfig(t *testing.T, url string, iterations, workers, retries int) ap
 
 func streams(out *bytes.Buffer) app.Streams { return app.Streams{Out: out, Err: out} }
 
-// latestSize is the memory size recorded in the run's latest checkpoint of
+// latestSAMem is the memory recorded in the run's latest checkpoint of
 // SAMem, read back through the store (so the checkpoint is verified).
 func latestSAMem(t *testing.T, run string) (checkpoints.SAMemState, checkpoints.Meta) {
 	t.Helper()
-	s, err := checkpoints.Open(run+"/samem", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, meta, err := s.Latest(context.Background())
+	dir, meta, err := faults.LatestCheckpoint(context.Background(), run+"/samem")
 	if err != nil {
 		t.Fatalf("latest checkpoint: %v", err)
 	}
