@@ -32,7 +32,7 @@ const truncNote = "\n[... output truncated ...]\n"
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
-	chunks chan []byte    // closed at EOF
+	chunks chan []byte   // closed at EOF
 	dead   chan struct{} // closed by kill, so that the reader never blocks on a send
 	once   sync.Once
 	stderr *capBuffer
@@ -111,7 +111,7 @@ func (p *proc) send(line string) error {
 // ErrTurnTimeout.
 // On a cancelled ctx the interpreter is killed.
 func (p *proc) readTurn(ctx context.Context) (string, error) {
-	var head []byte           // the turn's text, up to maxTurn bytes
+	var head []byte              // the turn's text, up to maxTurn bytes
 	tail := make([]byte, 0, 256) // the last bytes, for prompt detection past the cap
 	truncated := false
 	timer := time.NewTimer(p.timeout)
