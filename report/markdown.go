@@ -1,0 +1,239 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/samem/trainer/runner"
+)
+
+// Markdown renders the report page. plots names the plot files written
+// beside it (a plot not in it is described as missing, with how to get it).
+func Markdown(d Data, plots map[string]bool) string {
+	var b strings.Builder
+	title := "Evaluation report"
+	if d.Run != "" {
+		title += ": " + d.Run
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	var facts []string
+	for _, f := range [][2]string{{"split", d.Split}, {"environment", d.Env}, {"model backend", d.Backend}} {
+		if f[1] != "" {
+			facts = append(facts, fmt.Sprintf("%s **%s**", f[0], f[1]))
+		}
+	}
+	if len(d.Methods) > 0 {
+		facts = append(facts, fmt.Sprintf("%d methods", len(d.Methods)))
+	}
+	if len(facts) > 0 {
+		fmt.Fprintf(&b, "%s.\n\n", strings.Join(facts, ", "))
+	}
+	if d.Backend == "offline" {
+		b.WriteString("The offline backend plays with rule-based roles and a hashing embedder instead of a language model: the numbers show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
+	}
+
+	if len(d.Methods) > 0 {
+		comparison(&b, d)
+		byType(&b, d)
+		ablations(&b, d)
+		training(&b, d)
+	}
+	sweep(&b, d)
+	figures(&b, d, plots)
+	return b.String()
+}
+
+func comparison(b *strings.Builder, d Data) {
+	b.WriteString("## Comparison (seed 002 Table 1)\n\n")
+	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, model tokens and estimated cost of the evaluation, and the size of the evaluated memory.\n\n")
+	b.WriteString("| method | tasks | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | errors | tokens | cost (USD) | memory |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, m := range d.Methods {
+		s := m.Overall
+		fmt.Fprintf(b, "| %s | %d | %.3f | %.3f | %s | %s | %.1f | %d | %d | %.4f | %s |\n",
+			m.Name, s.Tasks, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, s.Errors, m.Tokens, m.CostUSD, sizes(m.Memory))
+	}
+	b.WriteString("\n")
+}
+
+func byType(b *strings.Builder, d Data) {
+	types := taskTypes(d.Methods)
+	if len(types) == 0 {
+		return
+	}
+	b.WriteString("## Per task type\n\n")
+	b.WriteString("| type | method | tasks | success | avg score | SPL (expert) | SPL (Table 4) | avg steps |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, t := range types {
+		for _, m := range d.Methods {
+			s, ok := m.ByType[t]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %s | %d | %.3f | %.3f | %s | %s | %.1f |\n", t, m.Name, s.Tasks, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// ablations is Table 2: the variants against the full method, as success
+// rate and average score with the difference from the full method.
+func ablations(b *strings.Builder, d Data) {
+	var full *Method
+	var vs []Method
+	for i, m := range d.Methods {
+		switch {
+		case m.Name == "samem":
+			full = &d.Methods[i]
+		case strings.HasPrefix(m.Name, "samem-"):
+			vs = append(vs, m)
+		}
+	}
+	if full == nil || len(vs) == 0 {
+		return
+	}
+	b.WriteString("## Ablations (seed 002 Table 2)\n\n")
+	b.WriteString("| variant | what is removed | success | Δ success | avg score | Δ avg score |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(b, "| %s | nothing (full) | %.3f | | %.3f | |\n", full.Name, full.Overall.SuccessRate, full.Overall.AvgScore)
+	for _, m := range vs {
+		fmt.Fprintf(b, "| %s | %s | %.3f | %+.3f | %.3f | %+.3f |\n", m.Name, m.Note, m.Overall.SuccessRate,
+			m.Overall.SuccessRate-full.Overall.SuccessRate, m.Overall.AvgScore, m.Overall.AvgScore-full.Overall.AvgScore)
+	}
+	b.WriteString("\n")
+}
+
+func training(b *strings.Builder, d Data) {
+	var rows []string
+	for _, m := range d.Methods {
+		h := m.History
+		if len(h) == 0 {
+			continue
+		}
+		first, last := h[0], h[len(h)-1]
+		best := 0.0
+		steps := 0
+		for _, it := range h {
+			best = max(best, it.SuccessRate)
+			steps += it.Steps
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d | %.3f | %.3f | %.3f | %d | %s |", m.Name, len(h), first.SuccessRate, last.SuccessRate, best, steps, sizes(last.Size)))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("## Training\n\n")
+	b.WriteString("Success rate on the training tasks in the first, the last and the best iteration, environment steps over all iterations, and the memory after the last iteration (Fig. 3 and Fig. 6 below).\n\n")
+	b.WriteString("| method | iterations | first | last | best | steps | memory after training |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString(strings.Join(rows, "\n"))
+	b.WriteString("\n\n")
+}
+
+func sweep(b *strings.Builder, d Data) {
+	if len(d.Sweep) == 0 {
+		return
+	}
+	pts := sortedSweep(d.Sweep)
+	b.WriteString("## Similarity threshold sweep (seed 002 Fig. 7 and Fig. 9)\n\n")
+	b.WriteString("SAMem trained and evaluated once per threshold, everything else equal.\n\n")
+	b.WriteString("| parameter | value | tasks | success | avg score | states | thoughts | entries |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, p := range pts {
+		fmt.Fprintf(b, "| %s | %.2f | %d | %.3f | %.3f | %d | %d | %d |\n", p.Param, p.Value, p.Tasks, p.SuccessRate, p.AvgScore, p.States, p.Thoughts, p.Entries)
+	}
+	b.WriteString("\n")
+}
+
+func figures(b *strings.Builder, d Data, plots map[string]bool) {
+	b.WriteString("## Figures\n\n")
+	for _, f := range []struct{ file, caption, missing string }{
+		{TrainingPlot, "Success rate on the training tasks per iteration (seed 002 Fig. 3).", "no method of this run has a training history (train it with cmd/train)."},
+		{MemoryPlot, "SAMem's memory size (Q-table entries and states) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6).", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
+		{SweepPlot, "Success rate and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
+		{ThoughtPlot, "Success rate and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
+		{TokensPlot, "Model tokens of the evaluation per method (seed 002 Fig. 8).", ""},
+		{ByTypePlot, "Success rate per task type and method (seed 004 Fig. 4).", ""},
+		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with bands of ± one standard deviation when at most three methods are drawn (seed 000 Fig. 4).", ""},
+	} {
+		switch {
+		case plots[f.file]:
+			fmt.Fprintf(b, "![%s](%s)\n\n%s\n\n", f.file, f.file, f.caption)
+		case f.missing != "":
+			fmt.Fprintf(b, "- %s: not drawn: %s\n\n", f.file, f.missing)
+		}
+	}
+	if len(d.Methods) > 0 && allZeroTokens(d.Methods) && plots[TokensPlot] {
+		b.WriteString("No method spent model tokens in this evaluation (offline backend or a fully cached replay).\n\n")
+	}
+}
+
+func allZeroTokens(ms []Method) bool {
+	for _, m := range ms {
+		if m.Tokens != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func taskTypes(ms []Method) []string {
+	set := map[string]bool{}
+	for _, m := range ms {
+		for t := range m.ByType {
+			set[t] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedSweep(pts []SweepPoint) []SweepPoint {
+	out := append([]SweepPoint(nil), pts...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Param != out[j].Param {
+			return out[i].Param < out[j].Param
+		}
+		return out[i].Value < out[j].Value
+	})
+	return out
+}
+
+func ptr(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+// sizes renders a memory size map in a fixed key order.
+func sizes(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// historyHas reports whether a training history records memory size key.
+func historyHas(h []runner.IterationStats, key string) bool {
+	for _, it := range h {
+		if _, ok := it.Size[key]; ok {
+			return true
+		}
+	}
+	return false
+}
