@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/samem"
 )
 
@@ -82,6 +84,24 @@ func TestVariantsSideBySide(t *testing.T) {
 		}
 		if !IsBaseline(r.Method) && r.Checkpoint == "" {
 			t.Errorf("%s evaluated without a checkpoint", r.Method)
+		}
+	}
+	// Eval wrote the report: Table 2 with every variant, Fig. 3 and Fig. 6.
+	md, err := os.ReadFile(filepath.Join(cfg.Run, ReportDir, report.MarkdownFile))
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if !strings.Contains(string(md), "## Ablations") {
+		t.Errorf("report.md has no ablation table:\n%s", md)
+	}
+	for _, a := range Ablations() {
+		if !strings.Contains(string(md), "| "+a+" | "+AblationDoc(a)) {
+			t.Errorf("report.md has no ablation row for %s", a)
+		}
+	}
+	for _, f := range []string{report.TrainingPlot, report.MemoryPlot, report.ByTypePlot, report.ScoreStepPlot, report.TokensPlot} {
+		if _, err := os.Stat(filepath.Join(cfg.Run, ReportDir, f)); err != nil {
+			t.Errorf("report plot: %v", err)
 		}
 	}
 }

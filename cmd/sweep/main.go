@@ -1,0 +1,132 @@
+// Command sweep trains and evaluates SAMem once per similarity threshold
+// (seed 002 Fig. 7 for states, Fig. 9 for thoughts), each in a sub-run
+// <run>/sweep/<param>-<value>/, records success and memory size per value
+// in <run>/sweep/sweep.json, and redraws the run's report. See `sweep -h`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/cmd/internal/cli"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	// Like eval: a run directory's configuration gives the defaults, so
+	// that the sweep uses the run's environment, model and schedule.
+	if dir := runFlag(args); dir != "" {
+		saved, err := app.LoadConfig(dir)
+		switch {
+		case err == nil:
+			saved.Workers, saved.Tasks = cfg.Workers, 0
+			if saved.Split == "" {
+				saved.Split = cfg.Split
+			}
+			cfg = saved
+		case !errors.Is(err, fs.ErrNotExist):
+			return cli.Code(err, stderr, "sweep")
+		}
+	}
+	fset := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	lists := cli.Bind(fset, &cfg)
+	fset.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations per threshold")
+	fset.IntVar(&cfg.PerType, "per-type", cfg.PerType, "training tasks per task type; 0 uses every training task")
+	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate")
+	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
+	param := fset.String("param", app.SweepThreshold, "parameter to sweep: threshold (state clustering, Fig. 7) or thought-threshold (Fig. 9)")
+	values := fset.String("thresholds", "0.7,0.8,0.85,0.9,0.95", "threshold values, comma-separated cosine similarities in (0, 1]")
+	asJSON := fset.Bool("json", false, "print the sweep's points as JSON on stdout")
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "usage: sweep [flags]\n\nTrains and evaluates SAMem once per similarity threshold in sub-runs of -run, records success\nand memory size per threshold in <run>/sweep/sweep.json and redraws <run>/report.\n\nflags:\n")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		return cli.Code(err, stderr, "sweep")
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "sweep: unexpected argument %q (flags only; see sweep -h)\n", fset.Arg(0))
+		return cli.ExitUsage
+	}
+	lists.Finish(false)
+	vs, err := parseValues(*values)
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: -thresholds: %v\n", err)
+		return cli.ExitUsage
+	}
+	ctx, stop, release := cli.Signals(ctx, stderr)
+	defer release()
+	began := time.Now()
+	pts, err := app.Sweep(ctx, app.SweepConfig{Base: cfg, Param: *param, Values: vs}, app.Streams{Out: stdout, Err: stderr, TTY: isTTY(stderr), Stop: stop})
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, p := range pts {
+			enc.Encode(p)
+		}
+	} else {
+		for _, p := range pts {
+			fmt.Fprintf(stdout, "%s %.2f: success %.3f, avg score %.3f, states %d, thoughts %d, entries %d\n", p.Param, p.Value, p.SuccessRate, p.AvgScore, p.States, p.Thoughts, p.Entries)
+		}
+	}
+	if err == nil {
+		fmt.Fprintf(stderr, "swept in %s\n", cli.Elapsed(time.Since(began)))
+	}
+	return cli.Code(err, stderr, "sweep")
+}
+
+func parseValues(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no value given")
+	}
+	return out, nil
+}
+
+// runFlag finds -run's value before the flags are parsed.
+func runFlag(args []string) string {
+	run := app.Defaults().Run
+	for i, a := range args {
+		switch {
+		case a == "-run" || a == "--run":
+			if i+1 < len(args) {
+				run = args[i+1]
+			}
+		case strings.HasPrefix(a, "-run="):
+			run = strings.TrimPrefix(a, "-run=")
+		case strings.HasPrefix(a, "--run="):
+			run = strings.TrimPrefix(a, "--run=")
+		}
+	}
+	return run
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && cli.IsTerminal(f)
+}
