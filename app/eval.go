@@ -16,6 +16,7 @@ import (
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
 )
 
@@ -144,6 +145,10 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 		return results, err
 	}
 	fmt.Fprintf(io.Err, "results: %s\n", outDir)
+	if _, err := WriteReport(cfg.Run, cfg.Split); err != nil {
+		return results, err
+	}
+	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(cfg.Run, ReportDir, report.MarkdownFile))
 	return results, nil
 }
 
