@@ -19,14 +19,19 @@ const nothingHappens = "Nothing happens."
 // situation.
 //
 // An action had no effect when the environment answered "Nothing happens."
-// or when the situation after it is the situation before it. The situation
-// is, in the household world, what the agent knows of its progress, read
-// from the text by package belief: where it is, whether that place is
+// or when the situation after it is the situation before it. In the
+// household world the situation is what the agent knows of its progress,
+// read from the text by package belief: where it is, whether that place is
 // closed, what it holds, what it has cleaned, heated or cooled, what it has
-// put in place, whether a lamp is on. "look", "inventory" and "examine" leave
-// it unchanged; so does an action the world refuses. In other styles the
-// situation is the observation text itself, so an action whose answer
-// repeats the text before it had no effect.
+// put in place, whether a lamp is on. "look", "inventory" and "examine"
+// leave it unchanged; so does an action the world refuses.
+//
+// In other styles the situation is the latest observation text that an
+// action changed. An answer has no effect when it repeats that text, or
+// when it is a generic answer: one given to two different actions, each
+// time differing from the text before it ("You can't go that way.", "I
+// don't know that word."). After an action without effect the situation
+// stays what it was, so that a refusal does not count as a new place.
 type tracker struct {
 	style envbridge.Style
 	b     *belief.Belief // household only
@@ -37,13 +42,16 @@ type tracker struct {
 	spent map[string]bool
 	// noEffect counts, by action class, the actions that had no effect.
 	noEffect map[string]int
+	// answers maps an answer text (other styles) to the actions that got
+	// it from a different text.
+	answers map[string]map[string]bool
 	// progress flags for the offline reflection (household).
 	found, held, processed, lamp, atDest bool
 	placed                               int // most target objects in place at once
 }
 
 func newTracker(t envbridge.Task, style envbridge.Style) *tracker {
-	tr := &tracker{style: style, spent: map[string]bool{}, noEffect: map[string]int{}}
+	tr := &tracker{style: style, spent: map[string]bool{}, noEffect: map[string]int{}, answers: map[string]map[string]bool{}}
 	if style == envbridge.StyleHousehold {
 		tr.b = belief.New(t.Goal)
 	}
@@ -58,12 +66,23 @@ func (t *tracker) observe(action, text string) {
 		t.noteProgress()
 	}
 	now := t.situation(text)
-	if action != "" {
-		key := t.before + "\x00" + normalize(action)
-		if strings.TrimSpace(text) == nothingHappens || now == t.before {
-			t.spent[key] = true
-			t.noEffect[actionClass(action)]++
+	if action == "" {
+		t.before = now
+		return
+	}
+	act := normalize(action)
+	none := strings.TrimSpace(text) == nothingHappens || now == t.before
+	if t.b == nil && now != t.before {
+		if t.answers[now] == nil {
+			t.answers[now] = map[string]bool{}
 		}
+		t.answers[now][act] = true
+		none = none || len(t.answers[now]) >= 2
+	}
+	if none {
+		t.spent[t.before+"\x00"+act] = true
+		t.noEffect[actionClass(action)]++
+		return
 	}
 	t.before = now
 }

@@ -106,22 +106,30 @@ func TestTrackerHousehold(t *testing.T) {
 }
 
 func TestTrackerText(t *testing.T) {
+	const hall, garden, refusal = "Hall. A doorway north.", "Garden. A key.", "You can't do that here."
 	tr := newTracker(envbridge.Task{}, envbridge.StyleFiction)
-	tr.observe("", "West of House. A mailbox.")
-	tr.observe("look", "West of  House.\nA mailbox.")
+	tr.observe("", hall)
+	tr.observe("look", "Hall.  A doorway\nnorth.")
 	if !tr.isSpent("look") {
 		t.Error("look gave the same text but is not spent")
 	}
-	tr.observe("north", "North of House.")
+	tr.observe("north", garden)
 	if tr.isSpent("look") || tr.isSpent("north") {
-		t.Errorf("north of the house, look or north is spent: %v", tr.spent)
+		t.Errorf("in the garden, look or north is spent: %v", tr.spent)
 	}
-	tr.observe("south", "West of House. A mailbox.")
-	if !tr.isSpent("look") || tr.isSpent("north") {
-		t.Errorf("back west of the house, look should be spent and north not: %v", tr.spent)
+	tr.observe("inventory", refusal) // not yet known as generic: a new situation
+	tr.observe("south", hall)
+	tr.observe("take hall", refusal) // a second action got it: generic, no effect
+	if !tr.isSpent("take hall") || tr.before != hall {
+		t.Errorf("after a generic refusal in the hall: take hall spent %v, situation %q", tr.isSpent("take hall"), tr.before)
 	}
-	if len(tr.noEffect) != 1 || tr.noEffect[ClassLook] != 1 {
-		t.Errorf("noEffect = %v, want look once", tr.noEffect)
+	tr.observe("north", garden)
+	if tr.isSpent("look") || tr.isSpent("take hall") {
+		t.Errorf("back in the garden, hall actions are spent: %v", tr.spent)
+	}
+	want := map[string]int{ClassLook: 1, ClassTake: 1}
+	if len(tr.noEffect) != len(want) || tr.noEffect[ClassLook] != 1 || tr.noEffect[ClassTake] != 1 {
+		t.Errorf("noEffect = %v, want %v", tr.noEffect, want)
 	}
 }
 
