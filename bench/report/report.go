@@ -52,7 +52,7 @@ func (t Target) String() string {
 	if t.Op == "" {
 		return "-"
 	}
-	return string(t.Op) + " " + num(t.Limit)
+	return string(t.Op) + " " + strconv.FormatFloat(t.Limit, 'f', -1, 64)
 }
 
 // Row is one figure of the suite.
