@@ -83,7 +83,10 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	}
 	tasks, err := suite.Tasks(cfg.Split)
 	if err != nil {
-		return nil, fmt.Errorf("%w: -split: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))
+	}
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
 	}
 	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
 		tasks = tasks[:cfg.Tasks]
