@@ -20,7 +20,7 @@ func lockFile(path string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s: %w", path, ErrLocked)
+			return nil, ErrLocked
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -44,8 +44,8 @@ var (
 	// ErrBadName is returned when a method name or a path inside a
 	// checkpoint could escape its directory or is reserved.
 	ErrBadName = errors.New("bad name")
-	// ErrLocked is returned by Open when another Store (in this or another
-	// process) has the run directory open.
+	// ErrLocked is returned by Store.Begin when another process is writing
+	// checkpoints to the same run directory.
 	ErrLocked = errors.New("run directory in use by another process")
 	// ErrExists is returned by Store.Begin when a committed checkpoint of the
 	// same or a later iteration exists: it is never overwritten.

@@ -48,57 +48,74 @@ var methodName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // Store is the checkpoint store of one run directory: committed
 // checkpoints in <run>/checkpoints/iter-NNNN, the latest named by
-// <run>/checkpoints/LATEST. One process uses a run directory at a time, and
-// a Store is used by one goroutine at a time: Open locks the run
-// directory (ErrLocked for a second Open) until Close.
+// <run>/checkpoints/LATEST. A Store is used by one goroutine at a time.
+// Any number of stores may read a run directory, but only one process may
+// write it: Begin fails with ErrLocked while another process holds the run
+// directory (see lock.go).
 type Store struct {
-	root string
-	keep int
-	lock *os.File
+	root   string
+	keep   int
+	lock   string // the lock file's path
+	locked bool   // this Store holds a reference to the process's lock
 }
 
-// Open returns the store of runDir, creating its folder, locks it against
-// a second process (ErrLocked), and removes temporary leftovers of a killed
-// process (unfinished checkpoints, half written files). keep is how many
-// committed checkpoints to keep (at least 1; 0 means DefaultKeep). Close
-// releases the lock.
+// Open returns the store of runDir, creating its folder. When no other
+// process holds the run directory, it takes it (for Begin) and removes
+// temporary leftovers of a killed process (unfinished checkpoints, half
+// written files); otherwise the store can still read (Latest, Committed).
+// keep is how many committed checkpoints to keep (at least 1; 0 means
+// DefaultKeep). Close releases the run directory.
 func Open(runDir string, keep int) (*Store, error) {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	root := filepath.Join(filepath.Clean(runDir), Folder)
+	root, err := filepath.Abs(filepath.Join(filepath.Clean(runDir), Folder))
+	if err != nil {
+		return nil, fmt.Errorf("open checkpoint store: %w", err)
+	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("open checkpoint store: %w", err)
 	}
-	lock, err := lockFile(filepath.Join(root, lockName))
-	if err != nil {
+	s := &Store{root: root, keep: keep, lock: filepath.Join(root, lockName)}
+	if err := s.takeLock(); err != nil {
 		return nil, fmt.Errorf("open checkpoint store: %w", err)
+	}
+	if !s.locked {
+		return s, nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		lock.Close()
+		s.Close()
 		return nil, fmt.Errorf("open checkpoint store: %w", err)
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), tmpPrefix) || strings.HasPrefix(e.Name(), "."+LatestFile+".tmp-") {
 			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
-				lock.Close()
+				s.Close()
 				return nil, fmt.Errorf("open checkpoint store: remove leftover: %w", err)
 			}
 		}
 	}
-	return &Store{root: root, keep: keep, lock: lock}, nil
+	return s, nil
 }
 
-// Close releases the run directory's lock. The store must not be used
-// afterwards.
-func (s *Store) Close() error {
-	if s.lock == nil {
+func (s *Store) takeLock() error {
+	if s.locked {
 		return nil
 	}
-	err := s.lock.Close()
-	s.lock = nil
+	held, err := acquire(s.lock)
+	s.locked = held
 	return err
+}
+
+// Close releases the store's hold on the run directory. The store must not
+// be used afterwards. A process that exits (or is killed) releases it too.
+func (s *Store) Close() error {
+	if !s.locked {
+		return nil
+	}
+	s.locked = false
+	return release(s.lock)
 }
 
 // Root is the store's folder, <run>/checkpoints.
@@ -206,6 +223,12 @@ type Pending struct {
 func (s *Store) Begin(iteration int) (*Pending, error) {
 	if iteration < 0 || iteration > 999_999_999 {
 		return nil, fmt.Errorf("begin checkpoint: iteration %d out of range", iteration)
+	}
+	if err := s.takeLock(); err != nil {
+		return nil, fmt.Errorf("begin checkpoint: %w", err)
+	}
+	if !s.locked {
+		return nil, fmt.Errorf("begin checkpoint: %s: %w", s.lock, ErrLocked)
 	}
 	name, latest, ok, err := s.latestName()
 	if err != nil {

@@ -1,6 +1,7 @@
 package checkpoints
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -121,27 +122,68 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
+// TestStoreLocked runs a child process that holds a run directory with a
+// pending checkpoint: this process can read the store but not begin a
+// checkpoint, and does not clean the child's pending directory; once the
+// child dies, it can.
 func TestStoreLocked(t *testing.T) {
+	if run := os.Getenv("CHECKPOINTS_LOCK_CHILD"); run != "" {
+		s, err := Open(run, 0)
+		if err != nil {
+			os.Exit(3)
+		}
+		p, err := s.Begin(1)
+		if err != nil {
+			os.Exit(4)
+		}
+		fmt.Println("pending", p.Dir())
+		time.Sleep(time.Minute) // until killed
+		os.Exit(5)
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	ctx := context.Background()
 	run := t.TempDir()
 	s, err := Open(run, 0)
 	must(t, err)
-	if _, err := Open(run, 0); !errors.Is(err, ErrLocked) {
-		t.Fatalf("second Open of a run directory = %v, want ErrLocked", err)
-	}
-	// The first store's pending checkpoint was not cleaned by the refused Open.
-	p, err := s.Begin(0)
-	must(t, err)
-	if _, err := Open(run, 0); !errors.Is(err, ErrLocked) {
-		t.Fatalf("Open during a pending checkpoint = %v, want ErrLocked", err)
-	}
-	if _, err := os.Stat(p.Dir()); err != nil {
-		t.Errorf("pending checkpoint removed by a refused Open: %v", err)
-	}
-	must(t, p.Abort())
-	must(t, s.Close())
+	commit(t, s, 0, 1)
+	// A second store of the same process shares the hold.
 	s2, err := Open(run, 0)
 	must(t, err)
 	must(t, s2.Close())
+	must(t, s.Close())
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestStoreLocked$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CHECKPOINTS_LOCK_CHILD="+run)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "pending ") {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	pending := strings.TrimSpace(strings.TrimPrefix(line, "pending "))
+
+	r, err := Open(run, 0)
+	must(t, err)
+	if _, meta, err := r.Latest(ctx); err != nil || meta.Iteration != 0 {
+		t.Errorf("Latest while another process writes = iteration %d, %v; want 0", meta.Iteration, err)
+	}
+	if _, err := r.Begin(1); !errors.Is(err, ErrLocked) {
+		t.Errorf("Begin while another process writes = %v, want ErrLocked", err)
+	}
+	if _, err := os.Stat(pending); err != nil {
+		t.Errorf("the other process's pending checkpoint was removed: %v", err)
+	}
+	must(t, cmd.Process.Kill())
+	cmd.Wait()
+	// The dead child's hold is gone: this store can write now.
+	p, err := r.Begin(1)
+	must(t, err)
+	must(t, p.Abort())
+	must(t, r.Close())
 }
 
 func TestCheckCompatible(t *testing.T) {
