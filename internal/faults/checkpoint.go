@@ -5,33 +5,28 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/samem/trainer/checkpoints"
 )
 
-// LatestCheckpoint finds the newest committed checkpoint under a method's
-// directory (dir/checkpoints/iter-NNNN), verifies it against its manifest
-// and reads its metadata, without opening (and locking) the store: a test
-// can look at a run and then let the run resume.
+// LatestCheckpoint finds the latest committed checkpoint of a method's
+// directory (the one dir/checkpoints/LATEST names: replacing that file is
+// the commit point), verifies it against its manifest and reads its
+// metadata, without opening (and locking) the store: a test can look at a
+// run and then let the run resume. With no LATEST file the error is
+// fs.ErrNotExist.
 func LatestCheckpoint(ctx context.Context, dir string) (string, checkpoints.Meta, error) {
 	root := filepath.Join(dir, "checkpoints")
-	ents, err := os.ReadDir(root)
+	b, err := os.ReadFile(filepath.Join(root, checkpoints.LatestFile))
 	if err != nil {
 		return "", checkpoints.Meta{}, err
 	}
-	var names []string
-	for _, e := range ents {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "iter-") {
-			names = append(names, e.Name())
-		}
+	name := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(name, "iter-") || strings.ContainsAny(name, `/\`) {
+		return "", checkpoints.Meta{}, fmt.Errorf("%s names %q", filepath.Join(root, checkpoints.LatestFile), name)
 	}
-	if len(names) == 0 {
-		return "", checkpoints.Meta{}, fmt.Errorf("%s: no checkpoint", root)
-	}
-	sort.Strings(names)
-	cdir := filepath.Join(root, names[len(names)-1])
+	cdir := filepath.Join(root, name)
 	if err := checkpoints.Verify(ctx, cdir); err != nil {
 		return cdir, checkpoints.Meta{}, err
 	}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/samem/trainer/internal/faults"
+)
+
+// TestMain doubles as the fake JSON-lines environment of the secret tests.
+func TestMain(m *testing.M) {
+	faults.EnvMain()
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// binary builds cmd/train (and cmd/eval) once for all the tests of this file.
+func binary(t *testing.T, name string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the commands")
+	}
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "train-reliability-")
+		if binErr != nil {
+			return
+		}
+		for _, c := range []string{"train", "eval"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, c), "../"+c).CombinedOutput()
+			if err != nil {
+				binErr = fmt.Errorf("go build %s: %v\n%s", c, err, out)
+				return
+			}
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, name)
+}
+
+// hashes maps every file under root to its SHA-256.
+func hashes(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s := sha256.Sum256(b)
+		rel, _ := filepath.Rel(root, p)
+		out[rel] = hex.EncodeToString(s[:])
+		return nil
+	})
+	return out
+}
+
+// sameFiles reports files changed, removed or added (lock files aside).
+func sameFiles(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for p, h := range before {
+		if a, ok := after[p]; !ok {
+			t.Errorf("%s was removed", p)
+		} else if a != h {
+			t.Errorf("%s was overwritten", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok && filepath.Base(p) != ".lock" {
+			t.Errorf("%s was created", p)
+		}
+	}
+}
+
+// waitFor polls until ok or the deadline.
+func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// TestSignalsSaveAndResume sends SIGINT, SIGTERM, and SIGINT twice, to a
+// training run once it has committed a checkpoint: each time it stops with
+// exit code 130 and a message naming the checkpoint and how to resume, the
+// checkpoint verifies, and the same command resumes and finishes.
+func TestSignalsSaveAndResume(t *testing.T) {
+	bin := binary(t, "train")
+	for _, tc := range []struct {
+		name string
+		sigs []syscall.Signal
+		want string
+	}{
+		{"SIGINT", []syscall.Signal{syscall.SIGINT}, "interrupt: finishing running episodes and saving a checkpoint"},
+		{"SIGTERM", []syscall.Signal{syscall.SIGTERM}, "terminated: finishing running episodes and saving a checkpoint"},
+		{"SIGINT twice", []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, "stopping now, saving a checkpoint"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "run")
+			args := []string{"-run", run, "-iterations", "12", "-per-type", "1", "-workers", "1", "-max-steps", "10"}
+			cmd := exec.Command(bin, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the first checkpoint", 30*time.Second, func() bool {
+				_, err := os.Stat(filepath.Join(run, "samem", "checkpoints", "iter-0000"))
+				return err == nil
+			})
+			for _, s := range tc.sigs {
+				cmd.Process.Signal(s)
+				time.Sleep(2 * time.Millisecond)
+			}
+			err := cmd.Wait()
+			msg := stderr.String()
+			if code := exitCode(err); code != 130 {
+				t.Fatalf("exit code %d after %v, want 130; stderr:\n%s", code, tc.sigs, msg)
+			}
+			for _, want := range []string{tc.want, "training interrupted: checkpoint " + run, "run the same command again to resume"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("stderr does not say %q:\n%s", want, msg)
+				}
+			}
+			dir, _, err := faults.LatestCheckpoint(context.Background(), filepath.Join(run, "samem"))
+			if err != nil {
+				t.Fatalf("checkpoint after %v: %v", tc.sigs, err)
+			}
+			if strings.Contains(msg, "trained in") {
+				t.Fatalf("the run finished (%s) before the signal arrived; make it longer", dir)
+			}
+			out, err := exec.Command(bin, args...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("resume: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "samem resumed from "+dir) {
+				t.Errorf("resume did not start from %s:\n%s", dir, out)
+			}
+			if _, _, err := faults.LatestCheckpoint(context.Background(), filepath.Join(run, "samem")); err != nil || !strings.Contains(string(out), "trained in") {
+				t.Errorf("after resume: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestKillAnywhereKeepsACheckpoint kills (SIGKILL) a training run at
+// spread-out moments, among them the checkpoint writes it does after every
+// iteration: after every kill the latest checkpoint verifies against its
+// manifest and loads, and in the end the same command resumes and finishes.
+func TestKillAnywhereKeepsACheckpoint(t *testing.T) {
+	bin := binary(t, "train")
+	run := filepath.Join(t.TempDir(), "run")
+	args := []string{"-run", run, "-iterations", "40", "-per-type", "1", "-workers", "2", "-max-steps", "5"}
+	ctx := context.Background()
+	last := -1
+	for i := range 8 {
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// An iteration takes a few ms, most of it the checkpoint write:
+		// kills at 60..270 ms land in writes as often as not.
+		time.Sleep(time.Duration(60+30*i) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		dir, meta, err := faults.LatestCheckpoint(ctx, filepath.Join(run, "samem"))
+		if err != nil {
+			if last < 0 && errors.Is(err, fs.ErrNotExist) {
+				continue // killed before the first checkpoint
+			}
+			t.Fatalf("kill %d: latest checkpoint %s: %v", i, dir, err)
+		}
+		if int(meta.Iteration) < last {
+			t.Fatalf("kill %d: latest checkpoint went back from iteration %d to %d", i, last, meta.Iteration)
+		}
+		last = int(meta.Iteration)
+	}
+	if last < 0 {
+		t.Fatal("no checkpoint was ever committed")
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume after the kills: %v\n%s", err, out)
+	}
+	if _, _, err := faults.LatestCheckpoint(ctx, filepath.Join(run, "samem")); err != nil || !strings.Contains(string(out), "trained in") {
+		t.Errorf("after resume: %v\n%s", err, out)
+	}
+}
