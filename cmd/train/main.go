@@ -40,6 +40,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(false)
+	// The key now lives in the configuration only: children (environment
+	// programs, interpreters, planners) must not inherit it.
+	os.Unsetenv("OPENAI_API_KEY")
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	began := time.Now()
