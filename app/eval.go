@@ -284,8 +284,10 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 	w.Flush()
 }
 
-// PrintByType writes per-type success rates, one column per method.
-func PrintByType(w *tabwriter.Writer, results []EvalResult) {
+// PrintByType writes a per-type table, one column per method: success
+// rates, or with score set, average normalised scores ("-" for a type
+// without a score).
+func PrintByType(w *tabwriter.Writer, results []EvalResult, score bool) {
 	types := map[string]bool{}
 	for _, r := range results {
 		for t := range r.ByType {
@@ -298,6 +300,9 @@ func PrintByType(w *tabwriter.Writer, results []EvalResult) {
 	}
 	sort.Strings(ts)
 	head := []string{"success by type"}
+	if score {
+		head[0] = "normalised score by type"
+	}
 	for _, r := range results {
 		head = append(head, r.Method)
 	}
@@ -306,7 +311,14 @@ func PrintByType(w *tabwriter.Writer, results []EvalResult) {
 		row := []string{t}
 		for _, r := range results {
 			s := r.ByType[t]
-			row = append(row, fmt.Sprintf("%.2f (%d)", s.SuccessRate, s.Tasks))
+			switch {
+			case !score:
+				row = append(row, fmt.Sprintf("%.2f (%d)", s.SuccessRate, s.Tasks))
+			case s.Unscored:
+				row = append(row, "unscored")
+			default:
+				row = append(row, fmt.Sprintf("%.3f", s.AvgScore))
+			}
 		}
 		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}

@@ -24,6 +24,10 @@ type Summary struct {
 	SPLPaper *float64 `json:"spl_paper,omitempty"`
 	AvgSteps float64  `json:"avg_steps"`
 	Errors   int      `json:"errors"` // episodes that ended in an error (counted as failures)
+	// Unscored is true when no episode had a maximum score and none was won:
+	// the environment keeps no score (TextWorld's cleaning game), so
+	// AvgScore means nothing.
+	Unscored bool `json:"unscored,omitempty"`
 }
 
 // Summarize computes a Summary. paperOracle maps a task type to the paper's
@@ -35,9 +39,13 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 	}
 	var score, steps, spl, splPaper float64
 	haveOracle, havePaper := true, paperOracle != nil
+	s.Unscored = true
 	for _, e := range eps {
 		o := e.Outcome
 		won := o.Won && o.Err == ""
+		if o.MaxScore > 0 || o.Won {
+			s.Unscored = false
+		}
 		if won {
 			s.Successes++
 		}

@@ -75,7 +75,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			app.PrintTable(tw, res)
 			fmt.Fprintln(stdout)
-			app.PrintByType(tw, res)
+			app.PrintByType(tw, res, false)
+			if cfg.Env.Kind != "household" {
+				// Games keep scores: the normalised score per game (seed 000 Sec. 4.1).
+				fmt.Fprintln(stdout)
+				app.PrintByType(tw, res, true)
+			}
 		}
 	}
 	if err == nil {
