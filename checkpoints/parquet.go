@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // Sentinel errors. Every error of this package names the file it is about
@@ -79,7 +80,7 @@ func WriteFile[T any](ctx context.Context, path string, rows []T, opts WriteOpti
 	}
 	err := writeAtomic(path, func(w io.Writer) error {
 		pw := parquet.NewGenericWriter[T](w,
-			parquet.Compression(&parquet.Zstd),
+			parquet.Compression(zstdCodec),
 			parquet.MaxRowsPerRowGroup(n),
 			parquet.CreatedBy("github.com/samem/trainer/checkpoints", "", ""),
 		)
@@ -102,6 +103,13 @@ func WriteFile[T any](ctx context.Context, path string, rows []T, opts WriteOpti
 	}
 	return nil
 }
+
+// zstdCodec compresses every column. SpeedFastest because embeddings
+// (random-looking float32) gain little from harder work: on 10,000 +
+// 10,000 clusters of dimension 1024 and a 1,000,000-row Q-table, the
+// default level spent about a third of the save's CPU in zstd for a few
+// percent of size.
+var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 // testHookWrite, when set by a test, is called before every write to a
 // temporary file with the bytes written so far and the next chunk's size;
