@@ -174,6 +174,7 @@ func loadLatest(ctx context.Context, cfg Config, name string, m agent.Method, b 
 	if err != nil {
 		return "", fmt.Errorf("method %s: %w", name, err)
 	}
+	defer store.Close()
 	ckpt, meta, err := store.Latest(ctx)
 	if errors.Is(err, checkpoints.ErrNoCheckpoint) {
 		return "", fmt.Errorf("%w: %s in %s (train it first)", ErrNoCheckpoint, name, cfg.Run)

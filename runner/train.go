@@ -140,6 +140,7 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 	if err != nil {
 		return TrainResult{}, fmt.Errorf("train: %w", err)
 	}
+	defer store.Close()
 	st := trainState{Schedule: schedule(cfg)}
 	var res TrainResult
 	if dir, meta, err := store.Latest(ctx); err == nil {
