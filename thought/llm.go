@@ -150,7 +150,9 @@ func putAction(admissible []string) string {
 // taken as a bare thought. Only an empty reply is an error.
 func ParseReply(reply string) (thought, action string, err error) {
 	clean := strings.NewReplacer("**", "", "__", "", "`", "").Replace(reply)
-	lower := strings.ToLower(clean)
+	// Fold ASCII letters only: strings.ToLower can change the byte length of
+	// other runes, and the indices found in lower index clean.
+	lower := asciiLower(clean)
 	ti := strings.Index(lower, "thought:")
 	ai := strings.LastIndex(lower, "action:")
 	switch {
@@ -193,4 +195,16 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// asciiLower lower-cases the ASCII letters of s and keeps every other byte,
+// so that indices into the result are indices into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
