@@ -1,0 +1,96 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/samem/trainer/llm"
+)
+
+// Request is what the inspect command shows.
+type Request struct {
+	// Path and Method name the checkpoint (see Open).
+	Path, Method string
+	// Sort (ByValue, ByVisits, ByID) and Top (0: all) select the states
+	// listed.
+	Sort string
+	Top  int
+	// Query, when set, lists the K states nearest to it with up to
+	// Thoughts thoughts each.
+	Query       string
+	K, Thoughts int
+	// State >= 0 follows that state across the kept checkpoints.
+	State int64
+	// Format is Text, CSV or Markdown. CSV writes one table only: the
+	// history with State >= 0, else the nearest states with a Query, else
+	// the states.
+	Format string
+	// NewEmbedder embeds a query for a checkpoint made with a model (the
+	// offline embedder needs none): it gets the checkpoint's embedder model
+	// and dimension. nil: such a query fails with ErrNeedModel.
+	NewEmbedder func(model string, dim int) (llm.Embedder, error)
+}
+
+// Write opens the checkpoint of r and writes the tables r asks for.
+func Write(ctx context.Context, w io.Writer, r Request) error {
+	if r.Format != "" && r.Format != Text && r.Format != CSV && r.Format != Markdown {
+		return fmt.Errorf("format %q: %w", r.Format, ErrFormat)
+	}
+	c, err := Open(ctx, r.Path, r.Method)
+	if err != nil {
+		return err
+	}
+	states, err := c.States(r.Sort, r.Top)
+	if err != nil {
+		return err
+	}
+	sortBy := r.Sort
+	if sortBy == "" {
+		sortBy = ByValue
+	}
+	title := fmt.Sprintf("states by %s", sortBy)
+	if r.Top > 0 {
+		title = fmt.Sprintf("top %d states by %s", r.Top, sortBy)
+	}
+	tables := []Table{SizesTable(c), StatesTable(title, states)}
+	if r.Query != "" {
+		emb, err := c.EmbedderFor()
+		if errors.Is(err, ErrNeedModel) && r.NewEmbedder != nil {
+			emb, err = r.NewEmbedder(c.Meta.EmbedderModel, int(c.Meta.EmbedDim))
+		}
+		if err != nil {
+			return fmt.Errorf("query: %w", err)
+		}
+		k := r.K
+		if k <= 0 {
+			k = 3
+		}
+		ms, err := c.Nearest(ctx, emb, r.Query, k, r.Thoughts)
+		if err != nil {
+			return err
+		}
+		tables = append(tables, MatchesTable(r.Query, ms))
+	}
+	if r.State >= 0 {
+		cps, err := History(ctx, c.Dir, c.Meta.Method)
+		if err != nil {
+			return err
+		}
+		steps, err := StateHistory(cps, r.State)
+		if err != nil {
+			return err
+		}
+		tables = append(tables, HistoryTable(r.State, steps))
+	}
+	if r.Format == CSV {
+		return tables[len(tables)-1].Write(w, CSV)
+	}
+	for _, t := range tables {
+		if err := t.Write(w, r.Format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
