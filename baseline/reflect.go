@@ -1,6 +1,8 @@
 package baseline
 
 import (
+	"github.com/samem/trainer/internal/fold"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -30,7 +32,7 @@ func ParseReflection(reply string) (string, error) {
 	s := strings.ToValidUTF8(reply, "")
 	s = strings.NewReplacer("`", "", "**", "", "__", "").Replace(s)
 	s = strings.TrimSpace(s)
-	if i := strings.Index(strings.ToLower(s), "reflection:"); i >= 0 && i < 40 {
+	if i := fold.Index(s, "reflection:"); i >= 0 && i < 40 {
 		s = s[i+len("reflection:"):]
 	}
 	s = strings.Join(strings.Fields(s), " ")

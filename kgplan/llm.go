@@ -1,6 +1,8 @@
 package kgplan
 
 import (
+	"github.com/samem/trainer/internal/fold"
+
 	"bytes"
 	"context"
 	"embed"
@@ -180,7 +182,7 @@ func clean(s string) string {
 // formula F, where F is a conjunction of literals possibly under one exists.
 func ParseGoal(reply string) (pddl.Condition, error) {
 	s := reply
-	if i := strings.Index(strings.ToLower(s), "(:goal"); i >= 0 {
+	if i := fold.Index(s, "(:goal"); i >= 0 {
 		s = s[i:]
 		end := matchParen(s)
 		if end < 0 {

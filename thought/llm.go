@@ -11,6 +11,7 @@ import (
 	"text/template"
 
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/internal/fold"
 	"github.com/samem/trainer/llm"
 )
 
@@ -152,7 +153,7 @@ func ParseReply(reply string) (thought, action string, err error) {
 	clean := strings.NewReplacer("**", "", "__", "", "`", "").Replace(reply)
 	// Fold ASCII letters only: strings.ToLower can change the byte length of
 	// other runes, and the indices found in lower index clean.
-	lower := asciiLower(clean)
+	lower := fold.Lower(clean)
 	ti := strings.Index(lower, "thought:")
 	ai := strings.LastIndex(lower, "action:")
 	switch {
@@ -195,16 +196,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-// asciiLower lower-cases the ASCII letters of s and keeps every other byte,
-// so that indices into the result are indices into s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
