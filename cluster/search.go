@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"math"
+
 	"slices"
 )
 
@@ -10,11 +11,14 @@ import (
 // share them.
 type scratch struct {
 	q     []float32
-	a     []float32 // cos(q, pivot) per list
+	qc    []int8    // int8 code of q (i8.go)
+	a     []float32 // upper bound of cos(q, pivot) per list
+	pd    []int32   // integer pivot products
 	order []entry
-	// dots and rowDots count the list pivots scanned and the rows given an
-	// exact dot product by the last search, for tests and tuning.
-	dots, rowDots int
+	// dots, codeDots and rowDots count the list pivots scanned, the rows
+	// given an int8 product and the rows given an exact dot product by the
+	// last search, for tests and tuning.
+	dots, codeDots, rowDots int
 }
 
 type entry struct {
@@ -52,7 +56,7 @@ func (b *best) offer(ix *Index, slot int32, s float32) {
 // would join is never skipped.
 func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, found bool, near int) {
 	b := best{bar: float64(ix.cfg.Threshold)}
-	sc.dots, sc.rowDots = 0, 0
+	sc.dots, sc.codeDots, sc.rowDots = 0, 0, 0
 	if ix.graph != nil && ix.inGraph > 0 {
 		// Candidates from the graph set the bar before the lists are
 		// visited. Their similarity is recomputed exactly (the graph
@@ -69,11 +73,22 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 	if g == 0 {
 		return b.slot, b.sim, b.found, -1
 	}
+	// The query's code (i8.go): qs, qn = |q̃|, and qe, the bound of
+	// |e_q·x| for a stored row (|x| <= 1 + 1e-5) plus the rounding slack of
+	// the float32 product the bound must dominate.
+	qs, qerr := quantize(sc.qc, q)
+	qn := codeNorm(sc.qc, qs)
+	qe := float64(qerr) * (1 + 1e-5)
 	if cap(sc.a) < g {
 		sc.a = make([]float32, g, 2*g)
+		sc.pd = make([]int32, g, 2*g)
 	}
 	a := sc.a[:g]
-	l.scan(q, a)
+	// Int8 pivot codes rather than a float32 Gemv over the pivots: at
+	// 100,000 rows (6,449 lists) 1.5 ms per joining query instead of 2.5,
+	// for bounds only slightly looser (3,659 int8 row products instead of
+	// 3,248).
+	l.scanCodes(sc.qc, qs, qn, qe, sc.pd[:g], a)
 	sc.dots = g
 	near = 0
 	order := sc.order[:0]
@@ -88,18 +103,30 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 	// Highest bound first: the list holding the answer usually comes first
 	// and raises the bar for the rest.
 	slices.SortFunc(order, func(x, y entry) int { return cmp.Compare(y.ub, x.ub) })
+	slackQ := qe + l.slack
 	for _, e := range order {
 		if e.ub < b.bar {
 			break // every remaining bound is lower still
 		}
+		// The pivot's angular bound (a few flops from stored cos(x, p))
+		// first, then the int8 bound, then the exact product. Skipping
+		// rows by the angular bound beat streaming every row of the list
+		// through the int8 kernel (at 100,000 rows: 3,700 int8 products
+		// per joining query instead of 12,000; 1.5 ms instead of 2.0).
 		af := min(1, float64(a[e.list])+l.slack)
 		sa := math.Sqrt(1 - af*af)
 		lo, sin := l.lo[e.list], l.sin[e.list]
+		cscale, cerr := l.cscale[e.list], l.cerr[e.list]
 		for i, r := range l.rows[e.list] {
 			if af < lo[i] && af*lo[i]+sa*sin[i] < b.bar {
 				continue
 			}
 			if !ix.alive[r] {
+				continue
+			}
+			sc.codeDots++
+			d := dotI8(sc.qc, l.code(int(e.list), i))
+			if float64(qs)*float64(cscale[i])*float64(d)+qn*float64(cerr[i])+slackQ < b.bar {
 				continue
 			}
 			sc.rowDots++

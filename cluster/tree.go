@@ -3,9 +3,7 @@ package cluster
 import (
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
+	"slices"
 )
 
 // lists partitions the stored rows into small groups ("lists", as in an
@@ -34,20 +32,37 @@ import (
 //     matrix scanned by one Gemv (about N/20 rows, 5 % of an exact scan),
 //     then only the lists whose bound passes are visited.
 //   - At 100,000 rows (go run ./bench/cluster -no-graph -cpuprofile)
-//     the search spent 3.5 s of 5.2 s in row dot products and 1.0 s in the
-//     pivot Gemv: single-pivot bounds leave too many rows of the query's
-//     topic to check. Median 5.3 ms against 20.9 ms for the exact scan: the
-//     9x target is not met yet (at 10,000 rows: 0.37 ms, 6.7x).
+//     the float32-only search spent 3.5 s of 5.2 s in row dot products and
+//     1.0 s in the pivot Gemv (median 5.3 ms). Rows of the query's topic
+//     have cosine about 0.6 to it and no pivot bound rules them out, so
+//     every row and pivot now also has an int8 code (i8.go) with a proven
+//     error bound: pivots are scanned by their codes (6 MiB instead of 25
+//     at 100,000 rows) and a row that passes the angular bound gets a 1 KiB
+//     int8 product before any float32 one. Per decision at 100,000 rows
+//     (thread CPU time, loaded machine): 1.5 ms for a join (3,700 int8 and
+//     about 1 float32 row product), 2.5 ms for a new cluster (10,500 int8
+//     products), against 17 ms for the exact scan.
 //   - Pivots come from hierarchical k-means (recursive splits in 16 on a
 //     sample), a second or two for 100,000 rows; a list that grows past
 //     twice LeafSize online is split in two the same way.
 type lists struct {
-	dim     int
-	pivots  []float32 // one unit pivot per list, row-major
-	minCos  []float32
-	rows    [][]int32   // slots per list
-	lo      [][]float64 // cos(row, pivot) minus slack, per row
-	sin     [][]float64 // sqrt(1 - lo^2), per row
+	dim    int
+	cdim   int       // code length (i8.go)
+	pivots []float32 // one unit pivot per list, row-major
+	pcodes []int8    // int8 code of each pivot, row-major, cdim per list
+	pscale []float32 // code scale per pivot
+	perr   []float32 // coding error norm per pivot, rounded up
+	minCos []float32
+	rows   [][]int32   // slots per list
+	lo     [][]float64 // cos(row, pivot) minus slack, per row
+	sin    [][]float64 // sqrt(1 - lo^2), per row
+	// codes holds the int8 codes of a list's rows contiguously (i8.go), so
+	// that visiting a list streams one block of memory: with codes stored
+	// by slot, each row was a separate random access and an int8 product
+	// cost about 300 ns at 100,000 rows instead of about 60.
+	codes   [][]int8
+	cscale  [][]float32 // code scale per row
+	cerr    [][]float32 // coding error norm per row, rounded up
 	leafMax int
 	fanout  int
 	slack   float64
@@ -57,16 +72,25 @@ func (l *lists) len() int { return len(l.minCos) }
 
 func (l *lists) pivot(g int) []float32 { return l.pivots[g*l.dim : (g+1)*l.dim : (g+1)*l.dim] }
 
-// scan writes cos(q, pivot) of every list into a (len >= l.len()).
-func (l *lists) scan(q, a []float32) {
+// scanCodes writes an upper bound of cos(q, pivot) of every list into a
+// from the int8 codes (a quarter of the bytes of scan): qc is the query's
+// code with scale qs, |q̃| = qn and coding error qe (see i8.go). dots is
+// scratch of len >= l.len().
+func (l *lists) scanCodes(qc []int8, qs float32, qn, qe float64, dots []int32, a []float32) {
 	g := l.len()
 	if g == 0 {
 		return
 	}
-	blas32.Gemv(blas.NoTrans, 1,
-		blas32.General{Rows: g, Cols: l.dim, Stride: l.dim, Data: l.pivots[:g*l.dim]},
-		blas32.Vector{N: l.dim, Inc: 1, Data: q}, 0,
-		blas32.Vector{N: g, Inc: 1, Data: a[:g]})
+	dotsI8(qc, l.pcodes[:g*l.cdim], dots[:g])
+	for i, d := range dots[:g] {
+		ub := float64(qs)*float64(l.pscale[i])*float64(d) + qn*float64(l.perr[i]) + qe*(1+1e-5)
+		a[i] = float32(min(1, ub*(1+1e-7))) // rounded up to float32
+	}
+}
+
+func (l *lists) setCode(g int) {
+	cs, ce := quantize(l.pcodes[g*l.cdim:(g+1)*l.cdim], l.pivot(g))
+	l.pscale[g], l.perr[g] = cs, ce
 }
 
 // bound returns an upper bound of cos(q, x) for every x with cos(x, p) >= b
@@ -85,23 +109,58 @@ func bound(a, b float32, slack float64) float64 {
 func (l *lists) add(p []float32, rows []int32, row func(int32) []float32) int {
 	g := l.len()
 	l.pivots = append(l.pivots, p...)
+	l.pcodes = append(l.pcodes, make([]int8, l.cdim)...)
+	l.pscale = append(l.pscale, 0)
+	l.perr = append(l.perr, 0)
+	l.setCode(g)
 	l.minCos = append(l.minCos, 1)
 	l.rows = append(l.rows, nil)
 	l.lo = append(l.lo, nil)
 	l.sin = append(l.sin, nil)
-	for _, r := range rows {
-		l.addRow(g, r, dot(row(r), p))
-	}
+	l.codes = append(l.codes, nil)
+	l.cscale = append(l.cscale, nil)
+	l.cerr = append(l.cerr, nil)
+	l.fill(g, p, rows, row)
 	return g
 }
 
-func (l *lists) addRow(g int, slot int32, c float32) {
+// fill adds rows to the empty list g with pivot p, sizing its slices exactly
+// (a bulk build then wastes no capacity).
+func (l *lists) fill(g int, p []float32, rows []int32, row func(int32) []float32) {
+	n := len(rows)
+	l.minCos[g] = 1
+	l.rows[g] = make([]int32, 0, n)
+	l.lo[g], l.sin[g] = make([]float64, 0, n), make([]float64, 0, n)
+	l.codes[g] = make([]int8, 0, n*l.cdim)
+	l.cscale[g], l.cerr[g] = make([]float32, 0, n), make([]float32, 0, n)
+	for _, r := range rows {
+		x := row(r)
+		l.addRow(g, r, x, dot(x, p))
+	}
+}
+
+func (l *lists) addRow(g int, slot int32, x []float32, c float32) {
 	lo := max(-1, float64(c)-l.slack)
 	l.minCos[g] = min(l.minCos[g], c)
 	l.rows[g] = append(l.rows[g], slot)
 	l.lo[g] = append(l.lo[g], lo)
 	l.sin[g] = append(l.sin[g], math.Sqrt(1-lo*lo))
+	codes := l.codes[g]
+	n := len(codes)
+	if n+l.cdim > cap(codes) {
+		// Grow by a few rows, not by doubling: codes are a quarter of
+		// the index's memory.
+		codes = slices.Grow(codes, 4*l.cdim)
+	}
+	codes = codes[:n+l.cdim]
+	cs, ce := quantize(codes[n:], x)
+	l.codes[g] = codes
+	l.cscale[g] = append(l.cscale[g], cs)
+	l.cerr[g] = append(l.cerr[g], ce)
 }
+
+// code returns the int8 code of row i of list g.
+func (l *lists) code(g, i int) []int8 { return l.codes[g][i*l.cdim : (i+1)*l.cdim] }
 
 // insert places a row in list g (the one with the most similar pivot, which
 // the caller knows from its search; -1 when there is no list yet) and splits
@@ -111,7 +170,7 @@ func (l *lists) insert(g int, slot int32, x []float32, row func(int32) []float32
 		l.add(append([]float32(nil), x...), []int32{slot}, row)
 		return
 	}
-	l.addRow(g, slot, dot(x, l.pivot(g)))
+	l.addRow(g, slot, x, dot(x, l.pivot(g)))
 	if len(l.rows[g]) <= 2*l.leafMax {
 		return
 	}
@@ -121,16 +180,16 @@ func (l *lists) insert(g int, slot int32, x []float32, row func(int32) []float32
 	}
 	// Replace list g by the first part, append the second.
 	copy(l.pivot(g), pivots[0])
-	l.minCos[g], l.rows[g], l.lo[g], l.sin[g] = 1, nil, nil, nil
-	for _, r := range parts[0] {
-		l.addRow(g, r, dot(row(r), pivots[0]))
-	}
+	l.setCode(g)
+	l.fill(g, pivots[0], parts[0], row)
 	l.add(pivots[1], parts[1], row)
 }
 
 // build replaces all lists by a bulk partition of rows.
 func (l *lists) build(rows []int32, row func(int32) []float32, rng *rand.Rand) {
 	l.pivots, l.minCos, l.rows, l.lo, l.sin = l.pivots[:0], l.minCos[:0], nil, nil, nil
+	l.pcodes, l.pscale, l.perr = l.pcodes[:0], l.pscale[:0], l.perr[:0]
+	l.codes, l.cscale, l.cerr = nil, nil, nil
 	if len(rows) == 0 {
 		return
 	}

@@ -1,0 +1,24 @@
+package cluster
+
+import "golang.org/x/sys/cpu"
+
+// useAVX2 selects the assembly kernel (i8_amd64.s); measured about 4x
+// faster than dotsI8Go per row would allow for the 2 ms target otherwise.
+var useAVX2 = cpu.X86.HasAVX2
+
+// dotsI8AVX2 computes out[r] = q·x_r for n rows of dim codes each; dim is a
+// positive multiple of codeBlock and no code is -128 (the products are then
+// exact: |x|·(q·sign x) pairs sum to at most 2·127·127 < 2^15).
+//
+//go:noescape
+func dotsI8AVX2(q, x *int8, dim, n int, out *int32)
+
+// dotsI8 writes q·x_r into out for the len(out) rows of x.
+func dotsI8(q, x []int8, out []int32) {
+	if !useAVX2 || len(out) == 0 {
+		dotsI8Go(q, x, out)
+		return
+	}
+	_ = x[len(out)*len(q)-1] // bounds check for the assembly
+	dotsI8AVX2(&q[0], &x[0], len(q), len(out), &out[0])
+}

@@ -1,0 +1,57 @@
+#include "textflag.h"
+
+// func dotsI8AVX2(q, x *int8, dim, n int, out *int32)
+// For each of n rows: sum over dim int8 pairs, 64 bytes per step.
+// VPMADDUBSW needs an unsigned operand: |x| with the sign moved onto q.
+TEXT ·dotsI8AVX2(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ dim+16(FP), DX
+	MOVQ n+24(FP), R8
+	MOVQ out+32(FP), R9
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW $15, Y15, Y15
+	TESTQ R8, R8
+	JZ done
+
+row:
+	MOVQ SI, R10
+	MOVQ DX, CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+
+inner:
+	VMOVDQU (DI), Y2
+	VMOVDQU 32(DI), Y3
+	VMOVDQU (R10), Y4
+	VMOVDQU 32(R10), Y5
+	VPSIGNB Y2, Y4, Y4
+	VPSIGNB Y3, Y5, Y5
+	VPABSB Y2, Y2
+	VPABSB Y3, Y3
+	VPMADDUBSW Y4, Y2, Y2
+	VPMADDUBSW Y5, Y3, Y3
+	VPMADDWD Y15, Y2, Y2
+	VPMADDWD Y15, Y3, Y3
+	VPADDD Y2, Y0, Y0
+	VPADDD Y3, Y1, Y1
+	ADDQ $64, DI
+	ADDQ $64, R10
+	SUBQ $64, CX
+	JNZ inner
+
+	VPADDD Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPADDD X1, X0, X0
+	VMOVD X0, (R9)
+	ADDQ $4, R9
+	DECQ R8
+	JNZ row
+
+done:
+	VZEROUPPER
+	RET
