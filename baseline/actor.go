@@ -86,7 +86,7 @@ func ActorMessages(style envbridge.Style, v View) ([]llm.Message, error) {
 	sys := struct {
 		PutAction     string
 		HasAdmissible bool
-	}{putAction(v.Admissible), v.Admissible != nil}
+	}{thought.PutAction(v.Admissible), v.Admissible != nil}
 	s, err := render(systemTemplate(style), sys)
 	if err != nil {
 		return nil, err
@@ -118,20 +118,9 @@ func render(name string, data any) (string, error) {
 	return strings.TrimSpace(b.String()), nil
 }
 
-// putAction names the placing action in the grammar of the admissible list:
-// ALFWorld 0.4's "move {obj} to {recep}" or 0.3's "put {obj} in/on {recep}".
-func putAction(admissible []string) string {
-	for _, a := range admissible {
-		if strings.HasPrefix(a, "move ") {
-			return "move {obj} to {recep}"
-		}
-	}
-	return "put {obj} in/on {recep}"
-}
-
 // actor is the LLM-backed actor: a ReAct-style "Thought: / Action:" reply
-// (seed 002 Appendix D.2's format), parsed by thought.ParseReply and mapped
-// onto the admissible list by thought.MatchAdmissible.
+// (seed 002 Appendix D.2's format), asked, parsed and mapped onto the
+// admissible list as SAMem's thinker does (thought.Asker).
 type actor struct {
 	chat    llm.Chatter
 	emb     llm.Embedder
@@ -139,46 +128,13 @@ type actor struct {
 	purpose string
 }
 
-// decide asks for a thought and an action; when the action is not
-// admissible it tells the model and asks again, up to MaxAttempts calls, as
-// SAMem's thinker does. When every attempt misses, the last proposal is
-// returned and the environment answers it in its own words.
 func (a *actor) decide(ctx context.Context, style envbridge.Style, v View) (thought.Decision, error) {
 	msgs, err := ActorMessages(style, v)
 	if err != nil {
 		return thought.Decision{}, err
 	}
-	var last thought.Decision
-	for i := 1; i <= max(1, a.cfg.MaxAttempts); i++ {
-		resp, err := a.chat.Chat(ctx, llm.Request{Purpose: a.purpose, Messages: msgs, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens})
-		if err != nil {
-			return thought.Decision{}, fmt.Errorf("%s: %w", a.purpose, err)
-		}
-		th, act, err := thought.ParseReply(resp.Text)
-		if err != nil {
-			return thought.Decision{}, fmt.Errorf("%s: %w", a.purpose, err)
-		}
-		last = thought.Decision{Thought: th, Action: act, Attempts: i}
-		match, _, ok, err := thought.MatchAdmissible(ctx, a.emb, act, v.Admissible)
-		if err != nil {
-			return thought.Decision{}, fmt.Errorf("%s: %w", a.purpose, err)
-		}
-		if ok {
-			last.Action, last.Matched = match, true
-			return last, nil
-		}
-		fb, err := render("retry.tmpl", struct {
-			Action string
-			Empty  bool
-		}{act, act == ""})
-		if err != nil {
-			return thought.Decision{}, err
-		}
-		msgs = append(msgs,
-			llm.Message{Role: "assistant", Content: resp.Text},
-			llm.Message{Role: "user", Content: fb})
-	}
-	return last, nil
+	ask := thought.Asker{Chat: a.chat, Embedder: a.emb, Purpose: a.purpose, Temperature: a.cfg.Temperature, MaxTokens: a.cfg.MaxTokens, MaxAttempts: max(1, a.cfg.MaxAttempts)}
+	return ask.Ask(ctx, msgs, v.Admissible)
 }
 
 // window bounds a history to at most n steps: the first (the opening

@@ -70,7 +70,7 @@ func TestFullHistoryLLM(t *testing.T) {
 		}
 		user := call.Chat.Messages[1].Content
 		k := strings.Count(user, "\n> ")
-		if k == 0 && !strings.Contains(call.Chat.LastUser(), "is not among the admissible actions") {
+		if k == 0 && !strings.Contains(call.Chat.LastUser(), "is not one of the admissible actions") {
 			return llmtest.Reply{Text: "Thought: I should warm it.\nAction: warm the thing up"}
 		}
 		if k >= len(plan) {

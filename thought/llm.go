@@ -60,30 +60,52 @@ type llmSession struct {
 	style envbridge.Style
 }
 
-// Think implements Session: ask, parse, match the action; on a miss, tell the
-// model and ask again, up to MaxAttempts calls. When every attempt misses,
-// the last proposed action is returned unmatched and the environment answers
-// it in its own words ("Nothing happens.").
+// Think implements Session (see Asker.Ask).
 func (s *llmSession) Think(ctx context.Context, in Input) (Decision, error) {
 	msgs, err := Messages(s.style, s.goal, in)
 	if err != nil {
 		return Decision{}, err
 	}
-	attempts := max(1, s.cfg.MaxAttempts)
+	a := Asker{Chat: s.cfg.chat, Embedder: s.cfg.emb, Purpose: Purpose, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, MaxAttempts: s.cfg.MaxAttempts}
+	return a.Ask(ctx, msgs, in.Obs.Admissible)
+}
+
+// Asker asks a model for a "Thought: ... / Action: ..." reply and maps the
+// action onto the admissible list. SAMem's thinker and the baselines' actors
+// share it.
+type Asker struct {
+	Chat        llm.Chatter
+	Embedder    llm.Embedder // nil: exact matches only
+	Purpose     string
+	Temperature float64
+	MaxTokens   int
+	MaxAttempts int // default DefaultMaxAttempts
+}
+
+// Ask sends msgs, parses the reply and matches its action (MatchAdmissible);
+// on a miss it tells the model and asks again, up to MaxAttempts calls. When
+// every attempt misses, the last proposed action is returned unmatched and
+// the environment answers it in its own words ("Nothing happens.").
+func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string) (Decision, error) {
+	attempts := a.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultMaxAttempts
+	}
+	msgs = append([]llm.Message(nil), msgs...)
 	var last Decision
 	for i := 1; i <= attempts; i++ {
-		resp, err := s.cfg.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens})
+		resp, err := a.Chat.Chat(ctx, llm.Request{Purpose: a.Purpose, Messages: msgs, Temperature: a.Temperature, MaxTokens: a.MaxTokens})
 		if err != nil {
-			return Decision{}, fmt.Errorf("think: %w", err)
+			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
 		th, act, err := ParseReply(resp.Text)
 		if err != nil {
-			return Decision{}, fmt.Errorf("think: %w", err)
+			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
 		last = Decision{Thought: th, Action: act, Attempts: i}
-		match, _, ok, err := MatchAdmissible(ctx, s.cfg.emb, act, in.Obs.Admissible)
+		match, _, ok, err := MatchAdmissible(ctx, a.Embedder, act, admissible)
 		if err != nil {
-			return Decision{}, fmt.Errorf("think: %w", err)
+			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
 		if ok {
 			last.Action, last.Matched = match, true
@@ -116,7 +138,7 @@ func Messages(style envbridge.Style, goal string, in Input) ([]llm.Message, erro
 	sysData := struct {
 		PutAction     string
 		HasAdmissible bool
-	}{putAction(in.Obs.Admissible), in.Obs.Admissible != nil}
+	}{PutAction(in.Obs.Admissible), in.Obs.Admissible != nil}
 	if err := prompts.ExecuteTemplate(&sys, name, sysData); err != nil {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
@@ -133,9 +155,9 @@ func Messages(style envbridge.Style, goal string, in Input) ([]llm.Message, erro
 	}, nil
 }
 
-// putAction names the placing action in the grammar the admissible list
+// PutAction names the placing action in the grammar the admissible list
 // uses: ALFWorld 0.4's "move {obj} to {recep}" or 0.3's "put {obj} in/on {recep}".
-func putAction(admissible []string) string {
+func PutAction(admissible []string) string {
 	for _, a := range admissible {
 		if strings.HasPrefix(a, "move ") {
 			return "move {obj} to {recep}"
