@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/samem/trainer/checkpoints"
 )
 
 // FormatVersion is the version of the files SaveGraphs writes; LoadGraphs
@@ -57,31 +56,14 @@ type linkRow struct {
 	Object    string `parquet:"object,dict"`
 }
 
-// writeAtomic writes rows to dir/name through a temporary file and a rename.
-func writeAtomic[T any](dir, name string, rows []T) error {
-	tmp, err := os.CreateTemp(dir, name+".tmp*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := parquet.Write(tmp, rows); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("rename %s: %w", name, err)
-	}
-	return nil
-}
-
 // SaveGraphs writes named graphs to dir as three Parquet tables (triplets,
 // episodes, links between them) plus a metadata row; embedModel records the
 // embedder the graphs were searched with. Names keep their map, and each
-// graph's order is preserved.
-func SaveGraphs(dir, embedModel string, graphs map[string]*Graph) error {
+// graph's order is preserved. Each file is written atomically
+// (checkpoints.WriteFile); the metadata goes last, so a directory whose
+// write failed part way is not loaded as a saved graph unless an older
+// save's metadata is there.
+func SaveGraphs(ctx context.Context, dir, embedModel string, graphs map[string]*Graph) error {
 	var ts []tripletRow
 	var es []episodeRow
 	var ls []linkRow
@@ -102,39 +84,55 @@ func SaveGraphs(dir, embedModel string, graphs map[string]*Graph) error {
 			}
 		}
 	}
-	if err := writeAtomic(dir, fileTriplets, ts); err != nil {
+	if err := writeRows(ctx, dir, fileTriplets, ts); err != nil {
 		return err
 	}
-	if err := writeAtomic(dir, fileEpisodes, es); err != nil {
+	if err := writeRows(ctx, dir, fileEpisodes, es); err != nil {
 		return err
 	}
-	if err := writeAtomic(dir, fileLinks, ls); err != nil {
+	if err := writeRows(ctx, dir, fileLinks, ls); err != nil {
 		return err
 	}
-	return writeAtomic(dir, fileMeta, []metaRow{{FormatVersion, embedModel}})
+	return writeRows(ctx, dir, fileMeta, []metaRow{{FormatVersion, embedModel}})
+}
+
+// writeRows writes rows to dir/name with checkpoints.WriteFile (atomic,
+// zstd); its errors name the file.
+func writeRows[T any](ctx context.Context, dir, name string, rows []T) error {
+	return checkpoints.WriteFile(ctx, filepath.Join(dir, name), rows, checkpoints.WriteOptions{})
+}
+
+// readRows reads dir/name with checkpoints.ReadFile, which checks the
+// columns against T and names the file in its errors (wrapping
+// checkpoints.ErrMissing, ErrNotParquet, ErrCorrupt or ErrSchema).
+func readRows[T any](ctx context.Context, dir, name string) ([]T, error) {
+	return checkpoints.ReadFile[T](ctx, filepath.Join(dir, name))
 }
 
 // LoadGraphs reads what SaveGraphs wrote and returns the graphs and the
-// embedding model they were saved with.
-func LoadGraphs(dir string) (map[string]*Graph, string, error) {
-	meta, err := parquet.ReadFile[metaRow](filepath.Join(dir, fileMeta))
+// embedding model they were saved with. A missing, damaged or foreign file
+// gives an error naming it (wrapping the checkpoints sentinels); another
+// format version or inconsistent rows give ErrFormat.
+func LoadGraphs(ctx context.Context, dir string) (map[string]*Graph, string, error) {
+	meta, err := readRows[metaRow](ctx, dir, fileMeta)
 	if err != nil {
-		return nil, "", fmt.Errorf("load %s: %w", fileMeta, err)
+		return nil, "", err
 	}
 	if len(meta) != 1 || meta[0].FormatVersion != FormatVersion {
-		return nil, "", fmt.Errorf("load %s: %w", dir, ErrFormat)
+		return nil, "", fmt.Errorf("%s: %d rows, format version %v, want 1 row of version %d: %w",
+			filepath.Join(dir, fileMeta), len(meta), versions(meta), FormatVersion, ErrFormat)
 	}
-	ts, err := parquet.ReadFile[tripletRow](filepath.Join(dir, fileTriplets))
+	ts, err := readRows[tripletRow](ctx, dir, fileTriplets)
 	if err != nil {
-		return nil, "", fmt.Errorf("load %s: %w", fileTriplets, err)
+		return nil, "", err
 	}
-	es, err := parquet.ReadFile[episodeRow](filepath.Join(dir, fileEpisodes))
+	es, err := readRows[episodeRow](ctx, dir, fileEpisodes)
 	if err != nil {
-		return nil, "", fmt.Errorf("load %s: %w", fileEpisodes, err)
+		return nil, "", err
 	}
-	ls, err := parquet.ReadFile[linkRow](filepath.Join(dir, fileLinks))
+	ls, err := readRows[linkRow](ctx, dir, fileLinks)
 	if err != nil {
-		return nil, "", fmt.Errorf("load %s: %w", fileLinks, err)
+		return nil, "", err
 	}
 	out := map[string]*Graph{}
 	get := func(n string) *Graph {
@@ -151,7 +149,7 @@ func LoadGraphs(dir string) (map[string]*Graph, string, error) {
 	for _, r := range es {
 		g := get(r.Graph)
 		if r.ID != len(g.episodes) {
-			return nil, "", fmt.Errorf("load %s: graph %q episode %d out of sequence: %w", fileEpisodes, r.Graph, r.ID, ErrFormat)
+			return nil, "", fmt.Errorf("%s: graph %q episode %d out of sequence: %w", filepath.Join(dir, fileEpisodes), r.Graph, r.ID, ErrFormat)
 		}
 		g.episodes = append(g.episodes, Episode{Step: r.Step, Text: r.Text})
 	}
@@ -159,12 +157,20 @@ func LoadGraphs(dir string) (map[string]*Graph, string, error) {
 	for _, r := range ls {
 		g := out[r.Graph]
 		if g == nil || r.EpisodeID < 0 || r.EpisodeID >= len(g.episodes) {
-			return nil, "", fmt.Errorf("load %s: link to missing episode %q/%d: %w", fileLinks, r.Graph, r.EpisodeID, ErrFormat)
+			return nil, "", fmt.Errorf("%s: link to missing episode %q/%d: %w", filepath.Join(dir, fileLinks), r.Graph, r.EpisodeID, ErrFormat)
 		}
 		e := &g.episodes[r.EpisodeID]
 		e.Triplets = append(e.Triplets, Triplet{r.Subject, r.Relation, r.Object}.Norm())
 	}
 	return out, meta[0].EmbedModel, nil
+}
+
+func versions(meta []metaRow) []int {
+	v := make([]int, len(meta))
+	for i, m := range meta {
+		v[i] = m.FormatVersion
+	}
+	return v
 }
 
 const filePriors = "arigraph_priors.parquet"
@@ -177,10 +183,10 @@ type priorRow struct {
 
 // Save implements agent.Saver: the per-task maps as graphs and the
 // persistent store of placements.
-func (m *Method) Save(_ context.Context, dir string) error {
+func (m *Method) Save(ctx context.Context, dir string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := SaveGraphs(dir, m.emb.Model(), m.maps); err != nil {
+	if err := SaveGraphs(ctx, dir, m.emb.Model(), m.maps); err != nil {
 		return fmt.Errorf("save arigraph: %w", err)
 	}
 	var rows []priorRow
@@ -192,21 +198,24 @@ func (m *Method) Save(_ context.Context, dir string) error {
 	slices.SortFunc(rows, func(a, b priorRow) int {
 		return strings.Compare(a.Object+"\x00"+a.Receptacle, b.Object+"\x00"+b.Receptacle)
 	})
-	return writeAtomic(dir, filePriors, rows)
+	if err := writeRows(ctx, dir, filePriors, rows); err != nil {
+		return fmt.Errorf("save arigraph: %w", err)
+	}
+	return nil
 }
 
 // Load implements agent.Saver. It refuses graphs saved with another embedder.
-func (m *Method) Load(_ context.Context, dir string) error {
-	maps, model, err := LoadGraphs(dir)
+func (m *Method) Load(ctx context.Context, dir string) error {
+	maps, model, err := LoadGraphs(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("load arigraph: %w", err)
 	}
 	if model != m.emb.Model() {
 		return fmt.Errorf("load arigraph: saved with embedder %q, running %q: %w", model, m.emb.Model(), ErrFormat)
 	}
-	rows, err := parquet.ReadFile[priorRow](filepath.Join(dir, filePriors))
+	rows, err := readRows[priorRow](ctx, dir, filePriors)
 	if err != nil {
-		return fmt.Errorf("load %s: %w", filePriors, err)
+		return fmt.Errorf("load arigraph: %w", err)
 	}
 	priors := map[string]map[string]int{}
 	for _, r := range rows {

@@ -1,13 +1,19 @@
 package arigraph
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/llm/offline"
 )
 
 func TestSaveLoadGraphsEqual(t *testing.T) {
+	ctx := context.Background()
 	g := house()
 	g.AddEpisode(0, "You are in Room A. There is a Key 1 on the floor.", []Triplet{tr("key 1", "is in", "room a"), tr("room a", "has exit", "west")})
 	g.AddEpisode(1, "empty observation", nil)
@@ -16,10 +22,10 @@ func TestSaveLoadGraphsEqual(t *testing.T) {
 	h := chain()
 	graphs := map[string]*Graph{"hunt": g, "": h, "empty": NewGraph()}
 	dir := t.TempDir()
-	if err := SaveGraphs(dir, "bow-test", graphs); err != nil {
+	if err := SaveGraphs(ctx, dir, "bow-test", graphs); err != nil {
 		t.Fatal(err)
 	}
-	got, model, err := LoadGraphs(dir)
+	got, model, err := LoadGraphs(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,26 +43,102 @@ func TestSaveLoadGraphsEqual(t *testing.T) {
 			t.Errorf("graph %q reloaded = %+v, want %+v", n, got[n], want)
 		}
 	}
+	// Saving again over the same directory replaces the files whole.
+	if err := SaveGraphs(ctx, dir, "bow-test", map[string]*Graph{"hunt": h}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = LoadGraphs(ctx, dir)
+	if err != nil || len(got) != 1 || !got["hunt"].Equal(h) {
+		t.Errorf("after a second save: %v, %v", got, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
 }
 
+// TestLoadGraphsErrors checks that every bad file is refused with an error
+// that names it.
 func TestLoadGraphsErrors(t *testing.T) {
-	if _, _, err := LoadGraphs(t.TempDir()); err == nil {
-		t.Error("LoadGraphs(empty dir) succeeded")
+	ctx := context.Background()
+	save := func(t *testing.T) string {
+		t.Helper()
+		dir := t.TempDir()
+		if err := SaveGraphs(ctx, dir, "m", map[string]*Graph{"x": chain()}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
+	tests := []struct {
+		name  string
+		file  string // the file the error must name
+		spoil func(t *testing.T, dir string)
+		want  error
+	}{
+		{"missing meta", fileMeta, func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, fileMeta)) }, checkpoints.ErrMissing},
+		{"future version", fileMeta, func(t *testing.T, dir string) {
+			writeRows(ctx, dir, fileMeta, []metaRow{{FormatVersion + 1, "m"}})
+		}, ErrFormat},
+		{"two meta rows", fileMeta, func(t *testing.T, dir string) {
+			writeRows(ctx, dir, fileMeta, []metaRow{{FormatVersion, "m"}, {FormatVersion, "m"}})
+		}, ErrFormat},
+		{"meta not parquet", fileMeta, func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, fileMeta), []byte("not parquet at all"), 0o644)
+		}, checkpoints.ErrNotParquet},
+		{"truncated triplets", fileTriplets, func(t *testing.T, dir string) {
+			p := filepath.Join(dir, fileTriplets)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)/2], 0o644)
+		}, checkpoints.ErrCorrupt},
+		{"episodes with the links' columns", fileEpisodes, func(t *testing.T, dir string) {
+			writeRows(ctx, dir, fileEpisodes, []linkRow{{Graph: "x", Subject: "a", Relation: "b", Object: "c"}})
+		}, checkpoints.ErrSchema},
+		{"link to a missing episode", fileLinks, func(t *testing.T, dir string) {
+			writeRows(ctx, dir, fileLinks, []linkRow{{Graph: "x", EpisodeID: 5, Subject: "a", Relation: "b", Object: "c"}})
+		}, ErrFormat},
+		{"episodes out of sequence", fileEpisodes, func(t *testing.T, dir string) {
+			writeRows(ctx, dir, fileEpisodes, []episodeRow{{Graph: "x", ID: 1, Text: "t"}})
+		}, ErrFormat},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := save(t)
+			tc.spoil(t, dir)
+			_, _, err := LoadGraphs(ctx, dir)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("LoadGraphs = %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), filepath.Join(dir, tc.file)) {
+				t.Errorf("error %q does not name %s", err, tc.file)
+			}
+		})
+	}
+}
+
+func TestMethodLoadErrors(t *testing.T) {
+	ctx := context.Background()
+	m, _ := New(Config{}, Deps{Embed: offline.New(32)})
+	m.priors["apple"] = map[string]int{"fridge": 2}
 	dir := t.TempDir()
-	if err := SaveGraphs(dir, "m", map[string]*Graph{"x": chain()}); err != nil {
+	if err := m.Save(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeAtomic(dir, fileMeta, []metaRow{{FormatVersion + 1, "m"}}); err != nil {
+	other, _ := New(Config{}, Deps{Embed: &bowEmbedder{dim: 8}})
+	if err := other.Load(ctx, dir); !errors.Is(err, ErrFormat) {
+		t.Errorf("Load with another embedder = %v, want ErrFormat", err)
+	}
+	p := filepath.Join(dir, filePriors)
+	if err := os.WriteFile(p, []byte("PAR1garbagePAR1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadGraphs(dir); !errors.Is(err, ErrFormat) {
-		t.Errorf("future version: err = %v, want ErrFormat", err)
+	m2, _ := New(Config{}, Deps{Embed: offline.New(32)})
+	err := m2.Load(ctx, dir)
+	if !errors.Is(err, checkpoints.ErrCorrupt) || !strings.Contains(err.Error(), p) {
+		t.Errorf("Load with damaged priors = %v, want ErrCorrupt naming %s", err, p)
 	}
-	if err := os.WriteFile(filepath.Join(dir, fileMeta), []byte("not parquet"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := LoadGraphs(dir); err == nil {
-		t.Error("corrupt meta accepted")
+	if len(m2.priors) != 0 {
+		t.Error("a failed Load changed the method")
 	}
 }

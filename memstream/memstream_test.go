@@ -2,15 +2,20 @@ package memstream
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/internal/golden"
@@ -148,25 +153,91 @@ func TestGoldenPrompts(t *testing.T) {
 }
 
 func TestSaveLoadEqual(t *testing.T) {
+	ctx := context.Background()
 	emb := offline.New(64)
 	m, _ := New(Config{}, Deps{Embed: emb})
 	m.s.Add(KindObservation, "You see a key.", "t1", 0, 5, nil)
 	m.s.Add(KindReflection, "keys open lockers", "t1", 3, 7, []int{0})
+	m.s.Add(KindObservation, "Nothing happens.", "t2", 4, 1, nil)
 	m.clock = 4
 	dir := t.TempDir()
-	if err := m.Save(context.Background(), dir); err != nil {
+	if err := m.Save(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	m2, _ := New(Config{}, Deps{Embed: emb})
-	if err := m2.Load(context.Background(), dir); err != nil {
+	if err := m2.Load(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(m2.s.Memories(), m.s.Memories()) || m2.clock != 4 || m2.s.sinceReflect != m.s.sinceReflect {
 		t.Errorf("reloaded %+v, want %+v", m2.s.Memories(), m.s.Memories())
 	}
-	m3, _ := New(Config{}, Deps{Embed: axisEmbedder{}})
-	if err := m3.Load(context.Background(), dir); err == nil {
-		t.Error("loaded a stream saved with another embedder")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestLoadErrors checks that every bad file is refused with an error naming
+// it, and that a failed Load leaves the method as it was.
+func TestLoadErrors(t *testing.T) {
+	ctx := context.Background()
+	emb := offline.New(64)
+	tests := []struct {
+		name  string
+		file  string
+		spoil func(dir string) error
+		emb   llm.Embedder
+		want  error
+	}{
+		{"another embedder", fileMeta, func(string) error { return nil }, axisEmbedder{}, ErrFormat},
+		{"missing memories", fileMemories, func(dir string) error { return os.Remove(filepath.Join(dir, fileMemories)) }, emb, checkpoints.ErrMissing},
+		{"future version", fileMeta, func(dir string) error {
+			return checkpoints.WriteFile(ctx, filepath.Join(dir, fileMeta), []metaRow{{FormatVersion: formatVersion + 1, EmbedModel: emb.Model()}}, checkpoints.WriteOptions{})
+		}, emb, ErrFormat},
+		{"meta not parquet", fileMeta, func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, fileMeta), []byte("{\"version\": 1}"), 0o644)
+		}, emb, checkpoints.ErrNotParquet},
+		{"truncated memories", fileMemories, func(dir string) error {
+			p := filepath.Join(dir, fileMemories)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(p, b[:len(b)-10], 0o644)
+		}, emb, checkpoints.ErrCorrupt},
+		{"memories with the meta columns", fileMemories, func(dir string) error {
+			return checkpoints.WriteFile(ctx, filepath.Join(dir, fileMemories), []metaRow{{}}, checkpoints.WriteOptions{})
+		}, emb, checkpoints.ErrSchema},
+		{"duplicate ids", fileMemories, func(dir string) error {
+			return checkpoints.WriteFile(ctx, filepath.Join(dir, fileMemories), []Memory{{ID: 3, Text: "a"}, {ID: 3, Text: "b"}}, checkpoints.WriteOptions{})
+		}, emb, ErrFormat},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := New(Config{}, Deps{Embed: emb})
+			m.s.Add(KindObservation, "You see a key.", "t1", 0, 5, nil)
+			dir := t.TempDir()
+			if err := m.Save(ctx, dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.spoil(dir); err != nil {
+				t.Fatal(err)
+			}
+			m2, _ := New(Config{}, Deps{Embed: tc.emb})
+			m2.s.Add(KindObservation, "before", "t0", 0, 1, nil)
+			err := m2.Load(ctx, dir)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Load = %v, want %v", err, tc.want)
+			}
+			if p := filepath.Join(dir, tc.file); !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q does not name %s", err, p)
+			}
+			if got := m2.s.Memories(); len(got) != 1 || got[0].Text != "before" {
+				t.Errorf("a failed Load changed the stream: %+v", got)
+			}
+		})
 	}
 }
 

@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/thought"
@@ -334,51 +332,52 @@ type metaRow struct {
 	SinceReflect  float64 `parquet:"since_reflect"`
 }
 
-// ErrFormat is returned by Load for files of another version or embedder.
+// ErrFormat is returned by Load for files of another format version or
+// embedder, or with memories out of order.
 var ErrFormat = errors.New("memstream: unsupported saved stream")
 
-func writeAtomic[T any](dir, name string, rows []T) error {
-	tmp, err := os.CreateTemp(dir, name+".tmp*")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := parquet.Write(tmp, rows); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", name, err)
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
-}
-
-// Save implements agent.Saver.
-func (m *Method) Save(_ context.Context, dir string) error {
+// Save implements agent.Saver: the memories and one metadata row, each
+// written atomically by checkpoints.WriteFile (the metadata last).
+func (m *Method) Save(ctx context.Context, dir string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := writeAtomic(dir, fileMemories, m.s.Memories()); err != nil {
+	mems, meta := m.s.Memories(), metaRow{formatVersion, m.emb.Model(), m.clock, m.s.sinceReflect}
+	m.mu.Unlock()
+	if err := checkpoints.WriteFile(ctx, filepath.Join(dir, fileMemories), mems, checkpoints.WriteOptions{}); err != nil {
 		return fmt.Errorf("save memstream: %w", err)
 	}
-	return writeAtomic(dir, fileMeta, []metaRow{{formatVersion, m.emb.Model(), m.clock, m.s.sinceReflect}})
+	if err := checkpoints.WriteFile(ctx, filepath.Join(dir, fileMeta), []metaRow{meta}, checkpoints.WriteOptions{}); err != nil {
+		return fmt.Errorf("save memstream: %w", err)
+	}
+	return nil
 }
 
-// Load implements agent.Saver.
-func (m *Method) Load(_ context.Context, dir string) error {
-	meta, err := parquet.ReadFile[metaRow](filepath.Join(dir, fileMeta))
+// Load implements agent.Saver. Files are read by checkpoints.ReadFile, so a
+// missing, damaged or foreign file gives an error naming it (wrapping
+// checkpoints.ErrMissing, ErrNotParquet, ErrCorrupt or ErrSchema); another
+// format version or embedder, or memories out of order, give ErrFormat. The
+// method is left unchanged on error.
+func (m *Method) Load(ctx context.Context, dir string) error {
+	metaPath, memPath := filepath.Join(dir, fileMeta), filepath.Join(dir, fileMemories)
+	meta, err := checkpoints.ReadFile[metaRow](ctx, metaPath)
 	if err != nil {
 		return fmt.Errorf("load memstream: %w", err)
 	}
 	if len(meta) != 1 || meta[0].FormatVersion != formatVersion || meta[0].EmbedModel != m.emb.Model() {
-		return fmt.Errorf("load memstream %s: %w", dir, ErrFormat)
+		return fmt.Errorf("load memstream %s: %d rows %+v, want version %d and embedder %q: %w",
+			metaPath, len(meta), meta, formatVersion, m.emb.Model(), ErrFormat)
 	}
-	mems, err := parquet.ReadFile[Memory](filepath.Join(dir, fileMemories))
+	mems, err := checkpoints.ReadFile[Memory](ctx, memPath)
 	if err != nil {
 		return fmt.Errorf("load memstream: %w", err)
 	}
 	for i := range mems {
 		if len(mems[i].Evidence) == 0 {
 			mems[i].Evidence = nil
+		}
+		// Add numbers memories in increasing order; retrieval and
+		// reflection evidence rely on unique IDs.
+		if i > 0 && mems[i].ID <= mems[i-1].ID {
+			return fmt.Errorf("load memstream %s: memory id %d after %d: %w", memPath, mems[i].ID, mems[i-1].ID, ErrFormat)
 		}
 	}
 	s := &Stream{mems: mems, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
