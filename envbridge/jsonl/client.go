@@ -1,6 +1,8 @@
 package jsonl
 
 import (
+	"github.com/samem/trainer/internal/procgroup"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -48,7 +50,7 @@ func startClient(cfg Config) (*client, error) {
 	}
 	c := &client{cmd: cmd, stdin: stdin, lines: make(chan lineOrErr, 1), dead: make(chan struct{}), stderr: &capBuffer{max: 4096}, cfg: cfg}
 	cmd.Stderr = c.stderr
-	setProcAttr(cmd)
+	procgroup.Set(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("jsonl start %s: %w", cfg.Command[0], err)
 	}
@@ -167,7 +169,7 @@ func (c *client) stderrNote() string {
 func (c *client) kill() {
 	c.once.Do(func() {
 		close(c.dead)
-		killGroup(c.cmd)
+		procgroup.Kill(c.cmd)
 		c.stdin.Close()
 		_ = c.cmd.Wait()
 	})

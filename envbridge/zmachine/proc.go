@@ -1,6 +1,8 @@
 package zmachine
 
 import (
+	"github.com/samem/trainer/internal/procgroup"
+
 	"bytes"
 	"context"
 	"errors"
@@ -63,7 +65,7 @@ func startProc(argv []string, dir string, maxTurn int, timeout, quiet time.Durat
 	cmd.Stdout = outW
 	p := &proc{cmd: cmd, stdin: inW, chunks: make(chan []byte, 16), dead: make(chan struct{}), stderr: &capBuffer{max: 4096}, maxTurn: maxTurn, timeout: timeout, quiet: quiet}
 	cmd.Stderr = p.stderr
-	setProcAttr(cmd)
+	procgroup.Set(cmd)
 	err = cmd.Start()
 	// The child holds its own copies of these ends now.
 	inR.Close()
@@ -172,7 +174,7 @@ func finishTurn(head []byte, truncated bool) string {
 func (p *proc) kill() {
 	p.once.Do(func() {
 		close(p.dead)
-		killGroup(p.cmd)
+		procgroup.Kill(p.cmd)
 		p.stdin.Close()
 	})
 	p.wait()
