@@ -1,35 +1,28 @@
 package arigraph
 
 import (
-	"context"
 	"testing"
+	"time"
 
-	goopenai "github.com/sashabaranov/go-openai"
-
-	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
+	"github.com/samem/trainer/llm/openai"
 )
 
-// wireChatter speaks the OpenAI protocol to a llmtest server through
-// go-openai. It stands in for llm/openai until that client is committed; the
-// point is that the request crosses the real protocol.
-type wireChatter struct{ c *goopenai.Client }
-
-func newTestClient(t *testing.T, srv *llmtest.Server) llm.Chatter {
+// newTestClient returns the project's OpenAI-compatible client pointed at a
+// local llmtest server, so that LLM-backed paths cross the real protocol.
+// It does not retry: a prompt no route answers fails at once.
+func newTestClient(t *testing.T, srv *llmtest.Server) *openai.Client {
 	t.Helper()
-	cfg := goopenai.DefaultConfig("")
-	cfg.BaseURL = srv.URL
-	return wireChatter{goopenai.NewClientWithConfig(cfg)}
-}
-
-func (w wireChatter) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	msgs := make([]goopenai.ChatCompletionMessage, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
-	}
-	r, err := w.c.CreateChatCompletion(ctx, goopenai.ChatCompletionRequest{Model: "test", Messages: msgs, Temperature: float32(req.Temperature)})
+	c, err := openai.New(openai.Config{
+		ChatBaseURLs: []string{srv.URL},
+		ChatModel:    "test-chat",
+		EmbedModel:   "test-embed",
+		EmbedDim:     llmtest.DefaultEmbedDim,
+		Timeout:      10 * time.Second,
+		Retries:      -1,
+	})
 	if err != nil {
-		return llm.Response{}, err
+		t.Fatal(err)
 	}
-	return llm.Response{Text: r.Choices[0].Message.Content, Model: r.Model}, nil
+	return c
 }
