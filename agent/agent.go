@@ -121,3 +121,9 @@ type IterationEnder interface {
 type Sizer interface {
 	Size() map[string]int
 }
+
+// Counter reports what a method has done so far, by name ("checks",
+// "prunes", "guided", ...), for progress lines and reports.
+type Counter interface {
+	Counters() map[string]int
+}

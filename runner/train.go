@@ -68,7 +68,10 @@ type IterationStats struct {
 	Errors      int            `json:"errors"`
 	Epsilon     float64        `json:"epsilon"` // of the iteration's first episode
 	Size        map[string]int `json:"size,omitempty"`
-	Seconds     float64        `json:"seconds"`
+	// Counters are the method's running counts at the end of the iteration
+	// (agent.Counter; SAMem: forgetting checks and prunes, guided steps).
+	Counters map[string]int `json:"counters,omitempty"`
+	Seconds  float64        `json:"seconds"`
 }
 
 // TrainResult is what Train did.
@@ -230,9 +233,16 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			if sz, ok := cfg.Method.(agent.Sizer); ok {
 				p.Size = sz.Size()
 			}
+			if c, ok := cfg.Method.(agent.Counter); ok {
+				p.Counters = c.Counters()
+			}
 			st.History = append(st.History, *p)
-			prog.End(fmt.Sprintf("%s iteration %d/%d: success %.2f (%d/%d), %d steps, %d errors, memory %s, %.1fs",
-				cfg.Method.Name(), it+1, cfg.Iterations, p.SuccessRate, p.Successes, p.Episodes, p.Steps, p.Errors, FormatSize(p.Size), p.Seconds))
+			line := fmt.Sprintf("%s iteration %d/%d: success %.2f (%d/%d), %d steps, %d errors, memory %s",
+				cfg.Method.Name(), it+1, cfg.Iterations, p.SuccessRate, p.Successes, p.Episodes, p.Steps, p.Errors, FormatSize(p.Size))
+			if n, ok := p.Counters["checks"]; ok {
+				line += fmt.Sprintf(", forgetting %d checks %d prunes", n, p.Counters["prunes"])
+			}
+			prog.End(fmt.Sprintf("%s, %.1fs", line, p.Seconds))
 			st.Iteration++
 			st.Done = nil
 			st.Partial = IterationStats{}

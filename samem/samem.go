@@ -181,6 +181,17 @@ func (m *Method) Stats() Stats {
 	return m.stats
 }
 
+// Counters implements agent.Counter: the forgetting step's checks and
+// prunes (seed 002 Sec. 3.2, Fig. 6) and how many steps memory guided.
+func (m *Method) Counters() map[string]int {
+	st := m.Stats()
+	return map[string]int{
+		"checks": st.Checks, "prunes": st.Prunes,
+		"removed_states": st.RemovedStates, "removed_thoughts": st.RemovedThoughts,
+		"guided": st.Guided, "free": st.Free, "unmatched": st.Unmatched,
+	}
+}
+
 // Size implements agent.Sizer.
 func (m *Method) Size() map[string]int {
 	m.mu.Lock()
