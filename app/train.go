@@ -45,9 +45,6 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 	if err := os.MkdirAll(cfg.Run, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	if err := writeConfig(cfg); err != nil {
-		return nil, err
-	}
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
@@ -65,6 +62,7 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s backend, run directory %s\n",
 		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Backend, cfg.Run)
 	var results []TrainResult
+	wroteConfig := false
 	for _, name := range cfg.Methods {
 		if IsBaseline(name) {
 			fmt.Fprintf(io.Err, "%s learns nothing: nothing to train\n", name)
@@ -88,6 +86,15 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 			Progress: NewProgress(io.Err, io.TTY),
 		})
 		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: meter.Report()})
+		// The configuration is recorded once this run has committed a
+		// checkpoint: a run refused before (a damaged or incompatible
+		// checkpoint, another schedule) leaves the run directory as it was.
+		if res.Checkpoint != "" && !wroteConfig {
+			wroteConfig = true
+			if werr := writeConfig(cfg); werr != nil && err == nil {
+				err = werr
+			}
+		}
 		if err != nil {
 			return results, fmt.Errorf("train %s: %w", name, err)
 		}
@@ -103,8 +110,9 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 }
 
 // writeConfig records the resolved configuration in the run directory,
-// atomically. An existing one of another schedule is left alone: the
-// runner refuses to resume a different schedule with a clear error.
+// atomically. Train calls it only once a checkpoint of this configuration
+// is committed, so a configuration the runner refuses (another schedule,
+// another embedder) never replaces the one the checkpoints were made with.
 func writeConfig(cfg Config) error {
 	path := filepath.Join(cfg.Run, ConfigFile)
 	tmp, err := os.CreateTemp(cfg.Run, ".config-*.json")
