@@ -66,7 +66,10 @@ type ChainRun struct {
 	Tasks       int // episodes per iteration
 	Length      int // steps per episode
 	Iterations  int
-	SharedStart bool   // the first room is one state shared by all tasks
+	SharedStart bool // the first room is one state shared by all tasks
+	// ClientLimit is the openai client's MaxConcurrent; 0 means
+	// max(Workers, openai.DefaultMaxConcurrent).
+	ClientLimit int
 	Tag         string // makes this run's texts its own
 	Seed        int64
 }
@@ -75,10 +78,14 @@ type ChainRun struct {
 // MaxConcurrent is at least the number of workers (its default, 8, would
 // otherwise cap 16 workers at 8 calls in flight).
 func (r ChainRun) Train(ctx context.Context) (*samem.Method, error) {
+	limit := r.ClientLimit
+	if limit <= 0 {
+		limit = max(r.Workers, openai.DefaultMaxConcurrent)
+	}
 	client, err := openai.New(openai.Config{
 		ChatModel: "bench-chat", ChatBaseURLs: []string{r.URL},
 		EmbedModel: "bench-embed", EmbedDim: r.Dim,
-		MaxConcurrent: max(r.Workers, openai.DefaultMaxConcurrent),
+		MaxConcurrent: limit,
 		Timeout:       time.Minute, Retries: -1,
 	})
 	if err != nil {
@@ -117,6 +124,10 @@ type ParallelConfig struct {
 	Length   int           // steps per episode (default 2)
 	Latency  time.Duration // added to every model call (default 200 ms)
 	Dim      int           // embedding dimension (default 1024)
+	// ClientLimit, when positive, is the openai client's MaxConcurrent for
+	// every worker count instead of max(W, 8): with the client's default (8)
+	// 16 workers get only 8 calls in flight.
+	ClientLimit int
 }
 
 // ParallelPoint is one worker count's run.
@@ -124,6 +135,7 @@ type ParallelPoint struct {
 	Workers  int
 	Wall     time.Duration
 	Speedup  float64 // wall time with one worker / wall time with Workers
+	Limit    int     // the client's MaxConcurrent
 	PeakCall int64   // most model calls the server held at once
 	Calls    int64   // chat and embedding calls made
 }
@@ -152,11 +164,16 @@ func Parallel(ctx context.Context, cfg ParallelConfig) ([]ParallelPoint, error) 
 	for _, w := range cfg.Workers {
 		srv := fakeai.New(fakeai.Config{Latency: cfg.Latency, Dim: cfg.Dim, Reply: ChainReply})
 		t0 := time.Now()
-		_, err := ChainRun{URL: srv.URL, Dim: cfg.Dim, Workers: w, Tasks: cfg.Episodes, Length: cfg.Length,
-			Iterations: 1, Tag: fmt.Sprintf("(run w%d)", w), Seed: 1}.Train(ctx)
+		run := ChainRun{URL: srv.URL, Dim: cfg.Dim, Workers: w, Tasks: cfg.Episodes, Length: cfg.Length,
+			Iterations: 1, Tag: fmt.Sprintf("(run w%d)", w), Seed: 1, ClientLimit: cfg.ClientLimit}
+		_, err := run.Train(ctx)
 		wall := time.Since(t0)
 		chat, emb := srv.Calls()
-		p := ParallelPoint{Workers: w, Wall: wall, PeakCall: srv.PeakInFlight(), Calls: chat + emb}
+		p := ParallelPoint{Workers: w, Wall: wall, PeakCall: srv.PeakInFlight(), Calls: chat + emb,
+			Limit: max(cfg.ClientLimit, 0)}
+		if p.Limit == 0 {
+			p.Limit = max(w, openai.DefaultMaxConcurrent)
+		}
 		srv.Close()
 		if err != nil {
 			return out, fmt.Errorf("%d workers: %w", w, err)
