@@ -55,6 +55,9 @@ const (
 	DefaultBackoffMax    = 30 * time.Second
 	DefaultMaxConcurrent = 8
 	DefaultEmbedBatch    = 128
+	// DefaultMaxReplyBytes bounds a reply body: an embeddings batch of 128
+	// vectors of 3072 dimensions is about 5 MiB of JSON.
+	DefaultMaxReplyBytes = 16 << 20
 )
 
 // Doer sends HTTP requests; *http.Client is one.
@@ -105,6 +108,10 @@ type Config struct {
 	// MaxConcurrent bounds the requests in flight through this Client
 	// (default 8).
 	MaxConcurrent int
+	// MaxReplyBytes bounds the body read from one reply (default
+	// DefaultMaxReplyBytes); a longer one fails with ErrBadReply, so that a
+	// broken or hostile server cannot exhaust memory.
+	MaxReplyBytes int64
 
 	// Meter, when not nil, records calls, tokens, retries and errors; chat
 	// under Request.Purpose, embeddings under llm.EmbedPurpose.
@@ -168,6 +175,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.EmbedBatch == 0 {
 		cfg.EmbedBatch = DefaultEmbedBatch
 	}
+	if cfg.MaxReplyBytes <= 0 {
+		cfg.MaxReplyBytes = DefaultMaxReplyBytes
+	}
 	switch {
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("timeout %v: must be positive: %w", cfg.Timeout, ErrConfig)
@@ -185,6 +195,8 @@ func New(cfg Config) (*Client, error) {
 		tr.MaxIdleConnsPerHost = cfg.MaxConcurrent
 		cfg.HTTPClient = &http.Client{Transport: tr}
 	}
+	// go-openai reads whole bodies (json.Decoder, io.ReadAll): bound them.
+	cfg.HTTPClient = limitDoer{next: cfg.HTTPClient, max: cfg.MaxReplyBytes}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.New(rand.NewPCG(1, 2))
 	}
@@ -292,6 +304,46 @@ func (m *member) done(failed bool, now time.Time) {
 		m.failedAt.Store(0)
 	}
 }
+
+// limitDoer cuts reply bodies at max bytes: reading past them fails with
+// ErrBadReply.
+type limitDoer struct {
+	next Doer
+	max  int64
+}
+
+func (d limitDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.next.Do(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = &limitedBody{rc: resp.Body, left: d.max, max: d.max}
+	}
+	return resp, err
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+	max  int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly max bytes from a longer one.
+		var one [1]byte
+		if n, _ := b.rc.Read(one[:]); n == 0 {
+			return 0, io.EOF
+		}
+		return 0, fmt.Errorf("%w: reply body over %d bytes", ErrBadReply, b.max)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
 
 // zeroTempDoer adds "temperature": 0 to chat request bodies that lack it:
 // go-openai's omitempty drops a zero temperature, and the server's default
