@@ -27,6 +27,12 @@ type CheckpointResult struct {
 // the baseline, writes and reads the same numbers and texts as raw
 // little-endian bytes through a buffer, fsynced too: the floor any format
 // pays for touching the data once.
+//
+// Profile (2026-11-22, 1,000,000 entries and 20,000 clusters): the save
+// spends about 0.4 s of CPU (zstd and Parquet pages, half of it the
+// embeddings) and the load 0.2 s; the rest of their wall time is the disk
+// (fsync of about 90 MB). That is why the baseline is fsynced as well: an
+// unsynced baseline would only measure the page cache.
 func Checkpoint(ctx context.Context, sz MemorySize, seed uint64, dir string) (CheckpointResult, error) {
 	var res CheckpointResult
 	mem, err := NewMemory(ctx, sz, seed)
