@@ -23,6 +23,7 @@ const findings = "## Findings"
 // results file.
 func record(ctx context.Context, opts suite.Options, dir string, stdout io.Writer) error {
 	began := time.Now()
+	loadBefore := loadavg()
 	rows, err := suite.Run(ctx, opts)
 	if err != nil {
 		return err
@@ -40,6 +41,9 @@ func record(ctx context.Context, opts suite.Options, dir string, stdout io.Write
 	fmt.Fprintf(&b, "# Benchmark results, %s\n\n", began.Format("2006-01-02"))
 	fmt.Fprintf(&b, "`go run ./cmd/bench%s` on %s: %s, %d CPUs, %s %s/%s; %.0f s in all.\n\n",
 		flagsText(opts), began.Format(time.RFC3339), cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, elapsed.Seconds())
+	// The machine is shared: its load average tells how much other work
+	// competed with the timed figures.
+	fmt.Fprintf(&b, "Load average (1, 5, 15 min) before: %s; after: %s.\n\n", loadBefore, loadavg())
 	if err := report.Markdown(&b, rows); err != nil {
 		return err
 	}
@@ -82,4 +86,13 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// loadavg is the first three fields of /proc/loadavg, or "unknown".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
