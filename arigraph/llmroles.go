@@ -100,13 +100,16 @@ func render(name string, data any) (string, error) {
 	return b.String(), nil
 }
 
-// RenderExtract renders the triplet extraction prompt (seed 000 Appendix D);
-// the Render functions are exported for golden tests and inspection.
+// RenderExtract renders the triplet extraction prompt. The prompts under
+// prompts/ are this project's own wording of the instructions, fields and
+// reply formats of seed 000 Appendix D; the Render functions are exported
+// for golden tests and inspection.
 func RenderExtract(example []Triplet, observation string) (string, error) {
 	return render("extract.tmpl", struct{ Example, Observation string }{JoinTriplets(example), observation})
 }
 
-// RenderReplace renders the outdated-triplet prompt (seed 000 Appendix D).
+// RenderReplace renders the outdated-triplet prompt (after seed 000
+// Appendix D; reply form "[[old -> new], ...]").
 func RenderReplace(existing, fresh []Triplet) (string, error) {
 	q := func(ts []Triplet) string {
 		parts := make([]string, len(ts))
@@ -236,9 +239,10 @@ func ParsePlan(reply string) string {
 	return strings.TrimSpace(reply)
 }
 
-// LLM is the LLM-backed implementation of AriGraph's roles (seed 000
-// Appendix D prompts): triplet extraction, outdated-triplet detection, the
-// exploration check, planning and the ReAct decision.
+// LLM is the LLM-backed implementation of AriGraph's roles (prompts after
+// seed 000 Appendix D, in our own words): triplet extraction,
+// outdated-triplet detection, the exploration check, planning and the ReAct
+// decision.
 type LLM struct {
 	Chat        llm.Chatter
 	Temperature float64 // sent with every request; the paper's planner used 0.2 in its code, we default to 0

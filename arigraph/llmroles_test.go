@@ -195,11 +195,11 @@ func FuzzRules(f *testing.F) {
 // OpenAI-protocol server that answers each prompt.
 func TestLLMRolesOverServer(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.Routes(
-		llmtest.Route{Contains: "Guidelines for Building the Knowledge Graph", InPrompt: true, Text: "key 1, is in, inventory; room a, has exit, west"},
-		llmtest.Route{Contains: "some triplets from the list of existing triplets can be replaced", InPrompt: true, Text: `[["key 1, is in, room a" -> "key 1, is in, inventory"]]`},
-		llmtest.Route{Contains: "Answer with just True or False", InPrompt: true, Text: "True"},
-		llmtest.Route{Contains: "You are a planner", InPrompt: true, Text: `Sure: {"main_goal": "treasure", "plan_steps": [{"sub_goal_1": "find key 2", "reason": "note says"}]}`},
-		llmtest.Route{Contains: "You are an action selector", InPrompt: true, Text: `{"reason_for_action": "explore", "action_to_take": "go north"}`},
+		llmtest.Route{Contains: "into facts for a knowledge graph", InPrompt: true, Text: "key 1, is in, inventory; room a, has exit, west"},
+		llmtest.Route{Contains: "Decide which existing triplets a new triplet makes out of date", InPrompt: true, Text: `[["key 1, is in, room a" -> "key 1, is in, inventory"]]`},
+		llmtest.Route{Contains: "Answer with one word, True or False", InPrompt: true, Text: "True"},
+		llmtest.Route{Contains: "You are the planning module", InPrompt: true, Text: `Sure: {"main_goal": "treasure", "plan_steps": [{"sub_goal_1": "find key 2", "reason": "note says"}]}`},
+		llmtest.Route{Contains: "You are the decision module", InPrompt: true, Text: `{"reason_for_action": "explore", "action_to_take": "go north"}`},
 	))
 	chat := newTestClient(t, srv)
 	l := &LLM{Chat: chat}

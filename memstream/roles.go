@@ -124,7 +124,9 @@ type Roles interface {
 	Insights(ctx context.Context, goal string, memories []string) ([]Insight, error)
 }
 
-// LLM implements Roles with a chat model and the prompts of seed 001.
+// LLM implements Roles with a chat model. Its prompts (prompts/) are this
+// project's own wording of seed 001 Sec. 4.1-4.2's importance, question and
+// insight prompts, keeping their scales and reply forms.
 type LLM struct {
 	Chat        llm.Chatter
 	Temperature float64
