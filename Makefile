@@ -3,7 +3,7 @@ GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
 
-.PHONY: run train eval test vet race fuzz bench clean
+.PHONY: run train eval test vet race fuzz bench soak clean
 
 ## run: train SAMem on the built-in household world, then evaluate it on the
 ## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
@@ -33,6 +33,11 @@ fuzz:
 ## same-run baselines and ratios.
 bench:
 	$(GO) run ./cmd/bench
+
+## soak: the long-run test of issue 11: 5,000 offline SAMem episodes with
+## forgetting; the heap levels off, nothing leaks, the last checkpoint loads.
+soak:
+	$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 20m ./internal/faults -args -soak 5000
 
 clean:
 	rm -rf runs
