@@ -24,12 +24,26 @@ const (
 // defaultDPI makes a plot about 870 pixels wide.
 const defaultDPI = 110
 
-var red = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+var red = colour(3)
+
+// palette has 20 colours that stay apart on white (Tableau 10, then darker
+// shades): a full comparison has a dozen methods or more, and bars have
+// nothing but their colour.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}, {0x39, 0x3b, 0x79, 0xff}, {0x63, 0x79, 0x39, 0xff},
+	{0x8c, 0x6d, 0x31, 0xff}, {0x84, 0x3c, 0x39, 0xff}, {0x7b, 0x41, 0x73, 0xff}, {0x00, 0x00, 0x00, 0xff},
+	{0xe6, 0x55, 0x0d, 0xff}, {0x31, 0xa3, 0x54, 0xff}, {0x75, 0x6b, 0xb1, 0xff}, {0x9e, 0xca, 0xe1, 0xff},
+}
+
+// colour is method i's colour.
+func colour(i int) color.RGBA { return palette[i%len(palette)] }
 
 // style gives method i a colour, a dash pattern and a glyph, so that more
 // methods than colours stay distinguishable.
 func style(i int) (color.Color, []vg.Length, draw.GlyphDrawer) {
-	return plotutil.Color(i), plotutil.Dashes(i / 7), plotutil.Shape(i)
+	return colour(i), plotutil.Dashes(i / len(palette)), plotutil.Shape(i)
 }
 
 // lineWidth narrows the lines of later methods: drawn on top of earlier
@@ -240,7 +254,7 @@ func sweepPlot(d Data, dpi int, param string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = plotutil.Color(1)
+	bars.Color = colour(2)
 	bars.LineStyle.Width = 0
 	top.Add(bars)
 	top.Legend.Add("success rate", bars)
@@ -298,7 +312,7 @@ func tokensPlot(d Data, dpi int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = plotutil.Color(0)
+	bars.Color = colour(0)
 	bars.LineStyle.Width = 0
 	p.Add(bars)
 	p.NominalX(labels...)
@@ -387,22 +401,31 @@ func scoreStepPlot(d Data, dpi int) ([]byte, error) {
 	}
 	bands := curves <= maxBands
 	for _, m := range d.Methods {
+		maxX = max(maxX, len(m.ScoreByStep))
+	}
+	for _, m := range d.Methods {
 		if len(m.ScoreByStep) == 0 {
 			continue
 		}
-		mean := make(plotter.XYs, len(m.ScoreByStep))
-		for i, v := range m.ScoreByStep {
-			mean[i] = plotter.XY{X: float64(i + 1), Y: v}
+		// Every episode of a method that stops early has ended: its score
+		// holds to the right edge.
+		mean := make(plotter.XYs, maxX)
+		std := make([]float64, maxX)
+		for i := range mean {
+			j := min(i, len(m.ScoreByStep)-1)
+			mean[i] = plotter.XY{X: float64(i + 1), Y: m.ScoreByStep[j]}
+			if j < len(m.ScoreStd) {
+				std[i] = m.ScoreStd[j]
+			}
 		}
-		maxX = max(maxX, len(m.ScoreByStep))
 		c, dash, _ := style(n)
 		if bands && len(m.ScoreStd) == len(m.ScoreByStep) {
 			band := make(plotter.XYs, 0, 2*len(mean))
 			for i, pt := range mean {
-				band = append(band, plotter.XY{X: pt.X, Y: math.Min(1, pt.Y+m.ScoreStd[i])})
+				band = append(band, plotter.XY{X: pt.X, Y: math.Min(1, pt.Y+std[i])})
 			}
 			for i := len(mean) - 1; i >= 0; i-- {
-				band = append(band, plotter.XY{X: mean[i].X, Y: math.Max(0, mean[i].Y-m.ScoreStd[i])})
+				band = append(band, plotter.XY{X: mean[i].X, Y: math.Max(0, mean[i].Y-std[i])})
 			}
 			poly, err := plotter.NewPolygon(band)
 			if err != nil {

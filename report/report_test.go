@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot/plotutil"
-
 	"github.com/samem/trainer/runner"
 )
 
@@ -109,7 +107,7 @@ func TestWrite(t *testing.T) {
 		// Each series of the plots with one per method is drawn.
 		if n := series[name]; n > 0 {
 			for i := 0; i < n; i++ {
-				if c := countColour(img, plotutil.Color(i)); c < 10 {
+				if c := countColour(img, colour(i)); c < 10 {
 					t.Errorf("%s: %d pixels of method %d's colour, want a drawn series", name, c, i)
 				}
 			}
