@@ -45,6 +45,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lists := cli.Bind(fset, &cfg)
 	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
+	reportOnly := fset.Bool("report-only", false, "only redraw <run>/report from the saved results of -split (no evaluation)")
 	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
@@ -58,6 +59,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(true)
+	if *reportOnly {
+		files, err := app.WriteReport(cfg.Run, cfg.Split)
+		for _, f := range files {
+			fmt.Fprintln(stdout, f)
+		}
+		return cli.Code(err, stderr, "eval")
+	}
 	// The key now lives in the configuration only: children (environment
 	// programs, interpreters, planners) must not inherit it.
 	os.Unsetenv("OPENAI_API_KEY")
