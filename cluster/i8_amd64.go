@@ -22,3 +22,10 @@ func dotsI8(q, x []int8, out []int32) {
 	_ = x[len(out)*len(q)-1] // bounds check for the assembly
 	dotsI8AVX2(&q[0], &x[0], len(q), len(out), &out[0])
 }
+
+// prefetch asks the CPU to bring the n > 0 bytes at p into the cache; the
+// search issues it for rows it will take an int8 product of a few rows
+// later, so that the memory latency of rows scattered over lists overlaps.
+//
+//go:noescape
+func prefetch(p *int8, n int)

@@ -55,3 +55,15 @@ inner:
 done:
 	VZEROUPPER
 	RET
+
+// func prefetch(p *int8, n int)
+// Asks for the n bytes at p (n > 0) in the cache, one line per 64 bytes.
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+pf:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	SUBQ $64, CX
+	JGT pf
+	RET

@@ -55,9 +55,9 @@ func (b *best) offer(ix *Index, slot int32, s float32) {
 // similarity found nor drops below the threshold, so a row that an exact scan
 // would join is never skipped.
 func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, found bool, near int) {
-	b := best{bar: float64(ix.cfg.Threshold)}
+	b := best{bar: max(oracleBar, float64(ix.cfg.Threshold))}
 	sc.dots, sc.codeDots, sc.rowDots = 0, 0, 0
-	if ix.graph != nil && ix.inGraph > 0 {
+	if ix.graph != nil && len(ix.inGraph) > 0 {
 		// Candidates from the graph set the bar before the lists are
 		// visited. Their similarity is recomputed exactly (the graph
 		// returns none), with the same kernel as every other row.
@@ -104,6 +104,8 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 	// and raises the bar for the rest.
 	slices.SortFunc(order, func(x, y entry) int { return cmp.Compare(y.ub, x.ub) })
 	slackQ := qe + l.slack
+	var pendBuf [prefetchAhead]pending
+	pend := pendBuf[:0]
 	for _, e := range order {
 		if e.ub < b.bar {
 			break // every remaining bound is lower still
@@ -116,23 +118,57 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 		af := min(1, float64(a[e.list])+l.slack)
 		sa := math.Sqrt(1 - af*af)
 		lo, sin := l.lo[e.list], l.sin[e.list]
-		cscale, cerr := l.cscale[e.list], l.cerr[e.list]
 		for i, r := range l.rows[e.list] {
-			if af < lo[i] && af*lo[i]+sa*sin[i] < b.bar {
+			ub := 1.0
+			if af < lo[i] {
+				ub = af*lo[i] + sa*sin[i]
+			}
+			if ub < b.bar || !ix.alive[r] {
 				continue
 			}
-			if !ix.alive[r] {
-				continue
+			// Rows that pass wait in a short queue, their codes
+			// prefetched, so that fetching one row from memory overlaps
+			// with the products of the rows before it.
+			c := l.code(int(e.list), i)
+			prefetch(&c[0], len(c))
+			if len(pend) == cap(pend) {
+				ix.checkRow(sc, q, qs, qn, slackQ, pend[0], &b)
+				pend = append(pend[:0], pend[1:]...)
 			}
-			sc.codeDots++
-			d := dotI8(sc.qc, l.code(int(e.list), i))
-			if float64(qs)*float64(cscale[i])*float64(d)+qn*float64(cerr[i])+slackQ < b.bar {
-				continue
-			}
-			sc.rowDots++
-			b.offer(ix, r, dot(q, ix.row(r)))
+			pend = append(pend, pending{e.list, int32(i), ub})
 		}
+	}
+	for _, p := range pend {
+		ix.checkRow(sc, q, qs, qn, slackQ, p, &b)
 	}
 	sc.order = order
 	return b.slot, b.sim, b.found, near
+}
+
+var oracleBar float64
+
+// prefetchAhead is how many rows the search keeps in flight between
+// prefetching a row's code and taking its int8 product.
+const prefetchAhead = 8
+
+type pending struct {
+	list, i int32
+	ub      float64 // the pivot's angular bound of the row
+}
+
+// checkRow takes the int8 bound of a queued row and, if it could still
+// reach the bar, its exact product.
+func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qn, slackQ float64, p pending, b *best) {
+	if p.ub < b.bar {
+		return // the bar rose since the row was queued
+	}
+	l := &ix.lists
+	sc.codeDots++
+	d := dotI8(sc.qc, l.code(int(p.list), int(p.i)))
+	if float64(qs)*float64(l.cscale[p.list][p.i])*float64(d)+qn*float64(l.cerr[p.list][p.i])+slackQ < b.bar {
+		return
+	}
+	r := l.rows[p.list][p.i]
+	sc.rowDots++
+	b.offer(ix, r, dot(q, ix.row(r)))
 }
