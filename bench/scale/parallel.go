@@ -79,6 +79,14 @@ type ChainRun struct {
 // 16 workers measured a speedup of about 8, not 16, because half of them
 // wait for a slot in the client's semaphore.
 func (r ChainRun) Train(ctx context.Context) (*samem.Method, error) {
+	m, _, err := r.train(ctx)
+	return m, err
+}
+
+// train is Train that also returns the time the iterations' episodes took
+// (runner.IterationStats.Seconds: the episodes, without the checkpoint
+// commit that follows each iteration).
+func (r ChainRun) train(ctx context.Context) (*samem.Method, time.Duration, error) {
 	limit := r.ClientLimit
 	if limit <= 0 {
 		limit = max(r.Workers, openai.DefaultMaxConcurrent)
@@ -90,32 +98,34 @@ func (r ChainRun) Train(ctx context.Context) (*samem.Method, error) {
 		Timeout:       time.Minute, Retries: -1,
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m, err := samem.New(samem.Config{NoForgetting: true}, samem.Deps{
 		Summarizer: summarize.NewLLM(client), Thinker: thought.NewLLM(client, client),
 		Checker: forget.Offline{}, Embedder: client})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	suite := &chainSuite{N: r.Tasks, Length: r.Length, Tag: r.Tag, SharedStart: r.SharedStart}
 	tasks, _ := suite.Tasks(envbridge.SplitTrain)
 	dir, err := os.MkdirTemp("", "bench-chain-")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer os.RemoveAll(dir)
 	res, err := runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: tasks,
 		Iterations: max(1, r.Iterations), Workers: r.Workers, Seed: r.Seed, Dir: dir})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	var episodes time.Duration
 	for _, it := range res.History {
+		episodes += time.Duration(it.Seconds * float64(time.Second))
 		if it.Errors > 0 || it.Successes != it.Episodes {
-			return nil, fmt.Errorf("chain run %s: iteration %d: %d errors, %d of %d won", r.Tag, it.Iteration, it.Errors, it.Successes, it.Episodes)
+			return nil, 0, fmt.Errorf("chain run %s: iteration %d: %d errors, %d of %d won", r.Tag, it.Iteration, it.Errors, it.Successes, it.Episodes)
 		}
 	}
-	return m, nil
+	return m, episodes, nil
 }
 
 // ParallelConfig configures the parallel-episodes measurement.
@@ -133,12 +143,15 @@ type ParallelConfig struct {
 
 // ParallelPoint is one worker count's run.
 type ParallelPoint struct {
-	Workers  int
-	Wall     time.Duration
-	Speedup  float64 // wall time with one worker / wall time with Workers
-	Limit    int     // the client's MaxConcurrent
-	PeakCall int64   // most model calls the server held at once
-	Calls    int64   // chat and embedding calls made
+	Workers int
+	// Wall is the wall-clock time of the episodes (the iteration's
+	// IterationStats.Seconds); Total adds the start-up and the checkpoint
+	// commit, whose fsyncs wait on a disk shared with other work.
+	Wall, Total time.Duration
+	Speedup     float64 // Wall with one worker / Wall with Workers
+	Limit       int     // the client's MaxConcurrent
+	PeakCall    int64   // most model calls the server held at once
+	Calls       int64   // chat and embedding calls made
 }
 
 // Parallel trains SAMem for one iteration of Episodes chain episodes (all
@@ -176,10 +189,10 @@ func Parallel(ctx context.Context, cfg ParallelConfig) ([]ParallelPoint, error) 
 		t0 := time.Now()
 		run := ChainRun{URL: srv.URL, Dim: cfg.Dim, Workers: w, Tasks: cfg.Episodes, Length: cfg.Length,
 			Iterations: 1, Tag: fmt.Sprintf("(run w%d)", w), Seed: 1, ClientLimit: cfg.ClientLimit}
-		_, err := run.Train(ctx)
-		wall := time.Since(t0)
+		_, wall, err := run.train(ctx)
+		total := time.Since(t0)
 		chat, emb := srv.Calls()
-		p := ParallelPoint{Workers: w, Wall: wall, PeakCall: srv.PeakInFlight(), Calls: chat + emb,
+		p := ParallelPoint{Workers: w, Wall: wall, Total: total, PeakCall: srv.PeakInFlight(), Calls: chat + emb,
 			Limit: max(cfg.ClientLimit, 0)}
 		if p.Limit == 0 {
 			p.Limit = max(w, openai.DefaultMaxConcurrent)
