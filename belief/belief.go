@@ -7,6 +7,7 @@
 package belief
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/samem/trainer/envbridge/household/hhtext"
@@ -290,4 +291,22 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// Key summarises what the agent knows, so that a step that taught it
+// nothing can be told from one that did: the same key before and after.
+func (b *Belief) Key() string {
+	var sb strings.Builder
+	sb.WriteString(b.At)
+	sb.WriteByte('|')
+	sb.WriteString(b.Holding)
+	sb.WriteByte('|')
+	if b.Closed[b.At] {
+		sb.WriteByte('c')
+	}
+	if b.LampOn {
+		sb.WriteByte('l')
+	}
+	fmt.Fprintf(&sb, "|%d|%d|%d|%s", len(b.Visited), len(b.Placed), len(b.Contents[b.At]), b.Processed[b.Holding])
+	return sb.String()
 }

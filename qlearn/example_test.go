@@ -7,7 +7,7 @@ import (
 )
 
 func Example() {
-	t, err := qlearn.New(qlearn.DefaultParams()) // alpha 0.5, gamma 0.9
+	t, err := qlearn.New(qlearn.Params{Alpha: 0.5, Gamma: 0.9})
 	if err != nil {
 		panic(err)
 	}

@@ -16,6 +16,8 @@ type clusters interface {
 	// Match is the cluster vec would join, without changing anything.
 	Match(vec []float32, text string) (id int64, ok bool, err error)
 	Text(id int64) string
+	// Vector is the representative vector of a cluster, or nil.
+	Vector(id int64) []float32
 	Remove(ids ...int64)
 	Len() int
 	Rows() []checkpoints.ClusterRow
@@ -82,6 +84,14 @@ func (v *vectorClusters) Text(id int64) string {
 	return c.Text
 }
 
+func (v *vectorClusters) Vector(id int64) []float32 {
+	c, ok := v.ix.Get(id)
+	if !ok {
+		return nil
+	}
+	return c.Vector
+}
+
 func (v *vectorClusters) Remove(ids ...int64) { v.ix.Remove(ids...) }
 func (v *vectorClusters) Len() int            { return v.ix.Len() }
 
@@ -127,6 +137,9 @@ func (t *textClusters) Match(_ []float32, text string) (int64, bool, error) {
 
 func (t *textClusters) Text(id int64) string { return t.rows[id].Text }
 func (t *textClusters) NextID() int64        { return t.next }
+func (t *textClusters) Vector(id int64) []float32 {
+	return t.rows[id].Embedding
+}
 
 func (t *textClusters) Remove(ids ...int64) {
 	for _, id := range ids {

@@ -19,6 +19,7 @@ type episode struct {
 	eps float64
 
 	stateText string
+	stateVec  []float32
 	state     int64 // current state cluster (Train), or matched cluster (Eval)
 	matched   bool  // state is a known cluster (always in Train)
 	started   bool
@@ -37,7 +38,7 @@ func (e *episode) locate(ctx context.Context, action string, obs envbridge.Obser
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	e.stateText = text
+	e.stateText, e.stateVec = text, vec
 	e.m.mu.Lock()
 	defer e.m.mu.Unlock()
 	if e.s.Mode == agent.Train {
@@ -68,7 +69,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.eps
 	guide := ""
 	if !explore {
-		guide = e.m.guide(e.state, e.matched, e.s.Mode)
+		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
 	}
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide})
 	if err != nil {
@@ -117,7 +118,7 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 
 // guide is the thought to follow in state s, or "" (see Act).
-func (m *Method) guide(s int64, matched bool, mode agent.Mode) string {
+func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	count := func(guided bool) {
@@ -137,7 +138,7 @@ func (m *Method) guide(s int64, matched bool, mode agent.Mode) string {
 	var th int64
 	ok := false
 	if m.cfg.NoQ {
-		th, ok = m.mostUsed(s)
+		th, ok = m.mostSimilar(s, vec)
 	} else {
 		var q float64
 		th, q, ok = m.table.Best(s)
@@ -151,13 +152,24 @@ func (m *Method) guide(s int64, matched bool, mode agent.Mode) string {
 	return m.thoughts.Text(th)
 }
 
-// mostUsed is the "w/o Q-learning" retrieval: the thought visited most in s.
-func (m *Method) mostUsed(s int64) (int64, bool) {
-	best, visits := int64(0), int64(-1)
+// mostSimilar is the "w/o Q-learning" retrieval of seed 002 Table 2: of
+// the thoughts stored for the matched state, the one whose embedding is the
+// most similar to the current state's, with no value involved (ties: the
+// smaller thought id).
+func (m *Method) mostSimilar(s int64, vec []float32) (int64, bool) {
+	best, bestSim, ok := int64(0), float32(-2), false
 	for _, e := range m.table.Row(s) {
-		if e.Visits > visits || (e.Visits == visits && e.Thought < best) {
-			best, visits = e.Thought, e.Visits
+		tv := m.thoughts.Vector(e.Thought)
+		if len(tv) != len(vec) {
+			continue
+		}
+		var sim float32
+		for i := range vec {
+			sim += vec[i] * tv[i]
+		}
+		if !ok || sim > bestSim || (sim == bestSim && e.Thought < best) {
+			best, bestSim, ok = e.Thought, sim, true
 		}
 	}
-	return best, visits >= 0
+	return best, ok
 }

@@ -47,8 +47,9 @@ type Config struct {
 	MinThoughts int `json:"min_thoughts"`
 
 	// Ablations of Table 2.
-	// NoQ: "w/o Q-learning": guidance is the thought used most often in the
-	// matched state (retrieval by state similarity only, no values).
+	// NoQ: "w/o Q-learning": guidance is the stored thought of the matched
+	// state most similar to the current state (retrieval by similarity
+	// only, no values).
 	NoQ bool `json:"no_q"`
 	// NoClustering: "w/o situation processing" (with the raw summariser):
 	// a state or thought joins only a cluster with exactly the same text.

@@ -83,6 +83,9 @@ const (
 )
 
 // HouseholdStrategies is the offline thinker's library for household tasks.
+// A strategy applies only where its own words hold (placing "since it is
+// the goal" only at a destination, carrying "the target object" only when it
+// is held), as a model acting on the thought would read it.
 // Exploring picks among the strategies that apply at random; a guided step
 // follows the given one. Some are useless for every task on purpose
 // (checking the inventory, looking around, closing): an unguided agent
@@ -105,6 +108,9 @@ var HouseholdStrategies = []Strategy{
 		return x.find("take " + t + " from ")
 	}},
 	{ToAppliance, func(x *executor) string {
+		if !x.b.HoldingTarget() {
+			return "" // "it": the carried target object
+		}
 		return x.goTo(x.b.FirstOfKind(x.b.Appliance()))
 	}},
 	{UseAppliance, func(x *executor) string {
@@ -114,11 +120,14 @@ var HouseholdStrategies = []Strategy{
 		return x.find(x.b.Process() + " " + x.b.Holding + " with ")
 	}},
 	{ToDest, func(x *executor) string {
+		if !x.b.HoldingTarget() {
+			return ""
+		}
 		return x.goTo(x.b.FirstOfKind(x.b.Goal.Receptacle))
 	}},
 	{PlaceHere, func(x *executor) string {
-		if x.b.Holding == "" {
-			return ""
+		if x.b.Holding == "" || !x.b.AtDestination() {
+			return "" // "since it is the goal": only at a destination
 		}
 		if a := x.find("put " + x.b.Holding + " "); a != "" {
 			return a
@@ -132,7 +141,7 @@ var HouseholdStrategies = []Strategy{
 		return x.search()
 	}},
 	{UseLamp, func(x *executor) string {
-		if l := x.b.Lamp(); l != "" {
+		if l := x.b.Lamp(); l != "" && x.b.Holding != "" {
 			return x.find("use " + l)
 		}
 		return ""
@@ -172,10 +181,29 @@ type householdSession struct {
 	b    *belief.Belief
 	rng  *rand.Rand
 	last string // the action of the previous step, to update the belief
+	// stale is a guide that was just followed without changing anything the
+	// agent knows (checking the inventory, looking around, an action the
+	// world ignored). A model shown the unchanged situation would not repeat
+	// it; the offline thinker explores instead until something changes.
+	stale     string
+	lastGuide string
+	lastKey   string
 }
 
 func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) {
 	s.b.Observe(s.last, in.Obs.Text)
+	key := s.b.Key()
+	if key != s.lastKey {
+		s.stale = ""
+	} else if s.lastGuide != "" {
+		s.stale = s.lastGuide
+	}
+	s.lastKey = key
+	guide := in.Guide
+	if guide != "" && guide == s.stale {
+		guide = ""
+	}
+	s.lastGuide = guide
 	x := &executor{b: s.b, adm: in.Obs.Admissible, rng: s.rng}
 	// A strategy applies when its rule yields an action here. Exploring picks
 	// uniformly among the strategies that apply, as a model would not propose
@@ -189,8 +217,8 @@ func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) 
 		}
 	}
 	i := -1
-	if in.Guide != "" {
-		if g := pick(householdThoughts, in.Guide, s.rng); acts[g] != "" {
+	if guide != "" {
+		if g := pick(householdThoughts, guide, s.rng); acts[g] != "" {
 			i = g
 		}
 	}
