@@ -35,6 +35,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case err == nil:
 			saved.Workers, saved.Split, saved.Tasks = cfg.Workers, cfg.Split, 0
 			cfg = saved
+			// By default: every method trained in the run (several train
+			// calls may have added methods), then the no-memory baseline.
+			if trained := app.TrainedMethods(run); len(trained) > 0 {
+				cfg.Methods = trained
+			}
 			cfg.Methods = append(cfg.Methods, baseline.NoMemoryName)
 		case !errors.Is(err, fs.ErrNotExist):
 			return cli.Code(err, stderr, "eval")
