@@ -29,9 +29,9 @@ type CheckpointResult struct {
 // pays for touching the data once.
 //
 // Profile (2026-11-22, 1,000,000 entries and 20,000 clusters): the save
-// spends about 0.4 s of CPU (zstd and Parquet pages, half of it the
-// embeddings) and the load 0.2 s; the rest of their wall time is the disk
-// (fsync of about 90 MB). That is why the baseline is fsynced as well: an
+// spends 0.3 to 0.4 s of CPU (zstd and Parquet pages, half of it the
+// embeddings) and the load 0.15 to 0.2 s; the rest of their wall time, up
+// to 0.8 s when the disk is busy, is fsync of about 90 MB. That is why the baseline is fsynced as well: an
 // unsynced baseline would only measure the page cache.
 func Checkpoint(ctx context.Context, sz MemorySize, seed uint64, dir string) (CheckpointResult, error) {
 	var res CheckpointResult
