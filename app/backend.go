@@ -56,7 +56,7 @@ func NewBackend(cfg Config) (*Backend, error) {
 			SendDimensions: cfg.LLM.SendDimensions,
 			Timeout:        cfg.LLM.Timeout,
 			Retries:        cfg.LLM.Retries,
-			MaxConcurrent:  cfg.LLM.Concurrency,
+			MaxConcurrent:  cfg.LLM.concurrency(cfg.Workers),
 			Meter:          b.Meter,
 		})
 		if err != nil {
@@ -120,4 +120,12 @@ func (b *Backend) ForMethod(meter *llm.Meter) *Backend {
 		out.Chat = meteredChat{next: b.Chat, meter: meter}
 	}
 	return &out
+}
+
+// concurrency is the bound on requests in flight (see LLMConfig.Concurrency).
+func (c LLMConfig) concurrency(workers int) int {
+	if c.Concurrency > 0 {
+		return c.Concurrency
+	}
+	return max(8, workers)
 }

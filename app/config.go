@@ -73,7 +73,10 @@ type LLMConfig struct {
 	EmbedURLs   []string      `json:"embed_urls,omitempty"`
 	Timeout     time.Duration `json:"timeout,omitempty"`
 	Retries     int           `json:"retries,omitempty"`
-	Concurrency int           `json:"concurrency,omitempty"`
+	// Concurrency bounds the model requests in flight; 0 means
+	// max(8, workers), so that parallel episodes are never throttled by the
+	// client (measured: 16 workers with 8 in flight ran at half speed).
+	Concurrency int `json:"concurrency,omitempty"`
 	Prices      string        `json:"prices,omitempty"`
 	Temperature float64       `json:"temperature"`
 	// Cache is the response cache file; "" means <run>/llm-cache.db; "off" disables it.
@@ -96,7 +99,7 @@ func Defaults() Config {
 		Iterations: 9,
 		PerType:    5,
 		Env:        EnvConfig{Kind: "household", WorldSeed: 1},
-		LLM:        LLMConfig{Backend: "offline", EmbedDim: 1024, Timeout: 120 * time.Second, Retries: 5, Concurrency: 8},
+		LLM:        LLMConfig{Backend: "offline", EmbedDim: 1024, Timeout: 120 * time.Second, Retries: 5},
 		Split:      "valid_unseen",
 	}
 }

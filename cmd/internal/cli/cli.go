@@ -49,7 +49,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Var(stringList{&cfg.LLM.EmbedURLs}, "embed-url", "embedding server base URL(s), comma-separated (default: the chat URLs)")
 	fs.DurationVar(&cfg.LLM.Timeout, "timeout", cfg.LLM.Timeout, "deadline of one model request")
 	fs.IntVar(&cfg.LLM.Retries, "retries", cfg.LLM.Retries, "retries of a transient model failure (429, 5xx, timeouts), with exponential backoff")
-	fs.IntVar(&cfg.LLM.Concurrency, "concurrency", cfg.LLM.Concurrency, "model requests in flight at once")
+	fs.IntVar(&cfg.LLM.Concurrency, "concurrency", cfg.LLM.Concurrency, "model requests in flight at once (0: max(8, -workers))")
 	fs.Float64Var(&cfg.LLM.Temperature, "temperature", cfg.LLM.Temperature, "sampling temperature of the thinker (summariser and checker always use 0; 0 is sent as 0)")
 	fs.StringVar(&cfg.LLM.Prices, "prices", cfg.LLM.Prices, "prices for cost estimates, USD per 1M tokens: model=prompt/completion,... e.g. gpt-4o-mini=0.15/0.60")
 	fs.StringVar(&cfg.LLM.Cache, "cache", cfg.LLM.Cache, "response cache `file` (default <run>/llm-cache.db; off disables it)")
