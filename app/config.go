@@ -65,20 +65,20 @@ type LLMConfig struct {
 	// Backend: "offline" (rule-based roles, hashing embedder; no server),
 	// "openai" (any OpenAI-compatible server), or "replay" (answer every
 	// request from the cache of an earlier openai run; no server).
-	Backend     string        `json:"backend"`
-	ChatModel   string        `json:"chat_model,omitempty"`
-	EmbedModel  string        `json:"embed_model,omitempty"`
-	EmbedDim    int           `json:"embed_dim"`
-	ChatURLs    []string      `json:"chat_urls,omitempty"`
-	EmbedURLs   []string      `json:"embed_urls,omitempty"`
-	Timeout     time.Duration `json:"timeout,omitempty"`
-	Retries     int           `json:"retries,omitempty"`
+	Backend    string        `json:"backend"`
+	ChatModel  string        `json:"chat_model,omitempty"`
+	EmbedModel string        `json:"embed_model,omitempty"`
+	EmbedDim   int           `json:"embed_dim"`
+	ChatURLs   []string      `json:"chat_urls,omitempty"`
+	EmbedURLs  []string      `json:"embed_urls,omitempty"`
+	Timeout    time.Duration `json:"timeout,omitempty"`
+	Retries    int           `json:"retries,omitempty"`
 	// Concurrency bounds the model requests in flight; 0 means
 	// max(8, workers), so that parallel episodes are never throttled by the
 	// client (measured: 16 workers with 8 in flight ran at half speed).
-	Concurrency int `json:"concurrency,omitempty"`
-	Prices      string        `json:"prices,omitempty"`
-	Temperature float64       `json:"temperature"`
+	Concurrency int     `json:"concurrency,omitempty"`
+	Prices      string  `json:"prices,omitempty"`
+	Temperature float64 `json:"temperature"`
 	// Cache is the response cache file; "" means <run>/llm-cache.db; "off" disables it.
 	Cache string `json:"cache,omitempty"`
 	// SendDimensions sends EmbedDim to the server (text-embedding-3-*).
