@@ -173,6 +173,12 @@ func (c *Config) Validate() error {
 	default:
 		return bad("llm", "unknown backend %q (known: offline, openai, replay)", c.LLM.Backend)
 	}
+	if c.LLM.Concurrency < 0 {
+		return bad("concurrency", "%d: must not be negative (0: max(8, -workers))", c.LLM.Concurrency)
+	}
+	if c.LLM.Timeout < 0 {
+		return bad("timeout", "%v: must not be negative", c.LLM.Timeout)
+	}
 	if c.LLM.EmbedDim < 1 {
 		return bad("embed-dim", "%d: need at least 1", c.LLM.EmbedDim)
 	}
