@@ -10,10 +10,12 @@
 // and a member count.
 //
 // Decisions are exact: they equal those of an exact scan (type Exact) bit for
-// bit. github.com/coder/hnsw proposes candidates, but at scale it misses most
-// true neighbours (../shared/DEPENDENCIES.md), so small groups of rows with
-// provable cosine bounds (lists in tree.go) then prove that no stored vector beats the best
-// candidate, visiting only the parts of the store that could.
+// bit. github.com/coder/hnsw, over one representative row per list,
+// proposes a first candidate, but at scale it misses most true neighbours
+// (../shared/DEPENDENCIES.md), so small groups of rows with provable cosine
+// bounds (lists in tree.go) and int8 codes of every row with a proven error
+// bound (i8.go) then prove that no stored vector beats the best candidate;
+// only rows within about 0.02 of the bar get an exact float32 product.
 package cluster
 
 import "errors"

@@ -25,9 +25,10 @@ type Config struct {
 	// before a checkpoint unused, save NextID and pass it here.
 	FirstID int64
 	// Candidates is how many neighbours the HNSW graph is asked for per query
-	// (default 8). The best of them, re-ranked exactly, is the first bar the
-	// tree search must beat. A negative value disables the graph: decisions
-	// stay exact, only the cost changes.
+	// (default 8). The graph holds one representative row per list (see
+	// graphLists); the best candidate, re-ranked exactly, is the first bar
+	// the list search must beat. A negative value disables the graph:
+	// decisions stay exact, only the cost changes.
 	Candidates int
 	// M and EfSearch are coder/hnsw's parameters (defaults 16 and 20, the
 	// library's own). Larger values cost much more build time
@@ -254,17 +255,17 @@ func (ix *Index) graphList(g int) {
 	if ix.graph == nil {
 		return
 	}
-	rows, lo := ix.lists.rows[g], ix.lists.lo[g]
+	meta := ix.lists.meta[g]
 	best := -1
-	for i, r := range rows {
-		if ix.alive[r] && (best < 0 || lo[i] > lo[best]) {
+	for i, m := range meta {
+		if ix.alive[m.slot] && (best < 0 || m.lo > meta[best].lo) {
 			best = i
 		}
 	}
 	if best < 0 {
 		return
 	}
-	s := rows[best]
+	s := meta[best].slot
 	if id := ix.ids[s]; !ix.inGraph[id] {
 		// Each id is added once: coder/hnsw panics when a key is added
 		// again.

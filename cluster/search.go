@@ -117,20 +117,19 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 		// per joining query instead of 12,000; 1.5 ms instead of 2.0).
 		af := min(1, float64(a[e.list])+l.slack)
 		sa := math.Sqrt(1 - af*af)
-		lo, sin := l.lo[e.list], l.sin[e.list]
-		for i, r := range l.rows[e.list] {
+		for i, m := range l.meta[e.list] {
 			ub := 1.0
-			if af < lo[i] {
-				ub = af*lo[i] + sa*sin[i]
+			if af < m.lo {
+				ub = af*m.lo + sa*m.sin
 			}
-			if ub < b.bar || !ix.alive[r] {
+			if ub < b.bar || !ix.alive[m.slot] {
 				continue
 			}
 			// Rows that pass wait in a short queue, their codes
 			// prefetched, so that fetching one row from memory overlaps
 			// with the products of the rows before it.
 			c := l.code(int(e.list), i)
-			prefetch(&c[0], len(c))
+			prefetch(&c[0], 128)
 			if len(pend) == cap(pend) {
 				ix.checkRow(sc, q, qs, qn, slackQ, pend[0], &b)
 				pend = append(pend[:0], pend[1:]...)
@@ -165,10 +164,11 @@ func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qn, slackQ float
 	l := &ix.lists
 	sc.codeDots++
 	d := dotI8(sc.qc, l.code(int(p.list), int(p.i)))
-	if float64(qs)*float64(l.cscale[p.list][p.i])*float64(d)+qn*float64(l.cerr[p.list][p.i])+slackQ < b.bar {
+	m := &l.meta[p.list][p.i]
+	if float64(qs)*float64(m.scale)*float64(d)+qn*float64(m.cerr)+slackQ < b.bar {
 		return
 	}
-	r := l.rows[p.list][p.i]
+	r := m.slot
 	sc.rowDots++
 	b.offer(ix, r, dot(q, ix.row(r)))
 }
