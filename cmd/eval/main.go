@@ -7,11 +7,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"text/tabwriter"
 	"time"
@@ -26,25 +24,18 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg := app.Defaults()
-	// A run directory's saved configuration gives the defaults (the same
-	// environment and model as training); flags given override it.
-	if run := runFlag(args); run != "" {
-		saved, err := app.LoadConfig(run)
-		switch {
-		case err == nil:
-			saved.Workers, saved.Split, saved.Tasks = cfg.Workers, cfg.Split, 0
-			cfg = saved
-			// By default: every method trained in the run (several train
-			// calls may have added methods), then the no-memory baseline.
-			if trained := app.TrainedMethods(run); len(trained) > 0 {
-				cfg.Methods = trained
-			}
-			cfg.Methods = append(cfg.Methods, baseline.NoMemoryName)
-		case !errors.Is(err, fs.ErrNotExist):
-			return cli.Code(err, stderr, "eval")
-		}
+	// The run's saved configuration gives the defaults (the same environment
+	// and model as training); flags override it.
+	cfg, err := cli.SavedDefaults(args, app.Defaults())
+	if err != nil {
+		return cli.Code(err, stderr, "eval")
 	}
+	// By default: every method trained in the run (several train calls may
+	// have added methods), then the no-memory baseline.
+	if trained := app.TrainedMethods(cfg.Run); len(trained) > 0 {
+		cfg.Methods = trained
+	}
+	cfg.Methods = append(cfg.Methods, baseline.NoMemoryName)
 	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	lists := cli.Bind(fset, &cfg)
@@ -77,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	began := time.Now()
-	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: isTTY(stderr), Stop: stop})
+	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if len(res) > 0 {
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
@@ -100,28 +91,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "evaluated in %s\n", cli.Elapsed(time.Since(began)))
 	}
 	return cli.Code(err, stderr, "eval")
-}
-
-// runFlag finds -run's value before the flags are parsed.
-func runFlag(args []string) string {
-	run := app.Defaults().Run
-	for i, a := range args {
-		switch {
-		case a == "-run" || a == "--run":
-			if i+1 < len(args) {
-				run = args[i+1]
-			}
-		case len(a) > 5 && (a[:5] == "-run=" || (len(a) > 6 && a[:6] == "--run=")):
-			run = a[len("-run="):]
-			if a[1] == '-' {
-				run = a[len("--run="):]
-			}
-		}
-	}
-	return run
-}
-
-func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && cli.IsTerminal(f)
 }

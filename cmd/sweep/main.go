@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -26,21 +25,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg := app.Defaults()
-	// Like eval: a run directory's configuration gives the defaults, so
-	// that the sweep uses the run's environment, model and schedule.
-	if dir := runFlag(args); dir != "" {
-		saved, err := app.LoadConfig(dir)
-		switch {
-		case err == nil:
-			saved.Workers, saved.Tasks = cfg.Workers, 0
-			if saved.Split == "" {
-				saved.Split = cfg.Split
-			}
-			cfg = saved
-		case !errors.Is(err, fs.ErrNotExist):
-			return cli.Code(err, stderr, "sweep")
-		}
+	// Like eval: the run's saved configuration gives the defaults, so that
+	// the sweep uses the run's environment, model and schedule.
+	cfg, err := cli.SavedDefaults(args, app.Defaults())
+	if err != nil {
+		return cli.Code(err, stderr, "sweep")
 	}
 	fset := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fset.SetOutput(stderr)
@@ -72,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	began := time.Now()
-	pts, err := app.Sweep(ctx, app.SweepConfig{Base: cfg, Param: *param, Values: vs}, app.Streams{Out: stdout, Err: stderr, TTY: isTTY(stderr), Stop: stop})
+	pts, err := app.Sweep(ctx, app.SweepConfig{Base: cfg, Param: *param, Values: vs}, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, p := range pts {
@@ -106,27 +95,4 @@ func parseValues(s string) ([]float64, error) {
 		return nil, errors.New("no value given")
 	}
 	return out, nil
-}
-
-// runFlag finds -run's value before the flags are parsed.
-func runFlag(args []string) string {
-	run := app.Defaults().Run
-	for i, a := range args {
-		switch {
-		case a == "-run" || a == "--run":
-			if i+1 < len(args) {
-				run = args[i+1]
-			}
-		case strings.HasPrefix(a, "-run="):
-			run = strings.TrimPrefix(a, "-run=")
-		case strings.HasPrefix(a, "--run="):
-			run = strings.TrimPrefix(a, "--run=")
-		}
-	}
-	return run
-}
-
-func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && cli.IsTerminal(f)
 }

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	began := time.Now()
-	res, err := app.Train(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: isTTY(stderr), Stop: stop})
+	res, err := app.Train(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if *asJSON && len(res) > 0 {
 		enc := json.NewEncoder(stdout)
 		for _, r := range res {
@@ -57,9 +57,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "trained in %s\n", cli.Elapsed(time.Since(began)))
 	}
 	return cli.Code(err, stderr, "train")
-}
-
-func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && cli.IsTerminal(f)
 }

@@ -192,6 +192,20 @@ func TestKillAnywhereKeepsACheckpoint(t *testing.T) {
 	run := filepath.Join(t.TempDir(), "run")
 	args := []string{"-run", run, "-iterations", "40", "-per-type", "1", "-workers", "2", "-max-steps", "5"}
 	ctx := context.Background()
+	// First a run that is killed once it has committed a checkpoint, so that
+	// a slow start on a loaded machine cannot leave the test with nothing.
+	first := exec.Command(bin, args...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	latest := filepath.Join(run, "samem", "checkpoints", "LATEST")
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(latest); err == nil {
+			break
+		}
+	}
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
 	last := -1
 	for i := range 8 {
 		cmd := exec.Command(bin, args...)

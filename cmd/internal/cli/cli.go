@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -152,8 +153,46 @@ func Signals(parent context.Context, stderr io.Writer) (context.Context, <-chan 
 	return ctx, stop, func() { signal.Stop(sig); cancel() }
 }
 
-// IsTerminal reports whether f is a terminal.
-func IsTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+// IsTTY reports whether w is a terminal (progress bars are drawn only there).
+func IsTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// SavedDefaults is the configuration eval and sweep start from: the saved
+// config.json of the run that args name with -run (or of the default run),
+// so that they use the environment and model of training, or def when the
+// run has none. Workers, split and task count are never taken from the
+// saved file. Flags parsed afterwards override all of it.
+func SavedDefaults(args []string, def app.Config) (app.Config, error) {
+	saved, err := app.LoadConfig(RunFlag(args, def.Run))
+	if errors.Is(err, fs.ErrNotExist) {
+		return def, nil
+	}
+	if err != nil {
+		return def, err
+	}
+	saved.Workers, saved.Split, saved.Tasks = def.Workers, def.Split, def.Tasks
+	return saved, nil
+}
+
+// RunFlag finds -run's value in args before flags are parsed; def when absent.
+func RunFlag(args []string, def string) string {
+	run := def
+	for i, a := range args {
+		switch {
+		case a == "-run" || a == "--run":
+			if i+1 < len(args) {
+				run = args[i+1]
+			}
+		case strings.HasPrefix(a, "-run="):
+			run = strings.TrimPrefix(a, "-run=")
+		case strings.HasPrefix(a, "--run="):
+			run = strings.TrimPrefix(a, "--run=")
+		}
+	}
+	return run
+}
 
 // Exit codes.
 const (
