@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
-		return cli.Code(err, stderr, "eval")
+		return cli.ParseCode(err)
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "eval: unexpected argument %q (flags only; see eval -h)\n", fset.Arg(0))

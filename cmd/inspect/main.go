@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return cli.Code(err, stderr, "inspect")
+		return cli.ParseCode(err)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
-		return cli.Code(err, stderr, "sweep")
+		return cli.ParseCode(err)
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "sweep: unexpected argument %q (flags only; see sweep -h)\n", fset.Arg(0))

@@ -33,7 +33,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return cli.Code(err, stderr, "train")
+		return cli.ParseCode(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "train: unexpected argument %q (flags only; see train -h)\n", fs.Arg(0))

@@ -202,6 +202,15 @@ const (
 	ExitInterrupted = 130
 )
 
+// ParseCode is the exit code of a failed flag.Parse: 0 for -h (the usage was
+// printed), else ExitUsage (the flag package printed what was wrong).
+func ParseCode(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	return ExitUsage
+}
+
 // Code maps a command's error to its exit code and prints it.
 func Code(err error, stderr io.Writer, name string) int {
 	switch {
