@@ -220,7 +220,7 @@ func parallelRows(ctx context.Context, opts Options) ([]report.Row, error) {
 		}
 		if p.Limit < p.Workers {
 			// Informational: shows why the client's bound must be >= W.
-			r.Figure = fmt.Sprintf("parallel episodes: speedup with %d workers, client MaxConcurrent %d (default)", p.Workers, p.Limit)
+			r.Figure = fmt.Sprintf("parallel episodes: speedup with %d workers, client MaxConcurrent %d (the client's own default; the trainer passes max(8, workers))", p.Workers, p.Limit)
 			r.Target = report.Target{}
 		}
 		rows = append(rows, r)
