@@ -9,16 +9,7 @@ import (
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/golden"
-	"github.com/samem/trainer/llm"
 )
-
-func renderMsgs(msgs []llm.Message) []byte {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
-	}
-	return []byte(b.String())
-}
 
 var (
 	goal    = "put a hot apple in fridge."
@@ -48,7 +39,7 @@ func TestActorPromptsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, "actor-"+tc.name+".golden", renderMsgs(msgs))
+			golden.Check(t, "actor-"+tc.name+".golden", golden.Messages(msgs))
 		})
 	}
 }
@@ -63,7 +54,7 @@ func TestSummaryPromptsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, "summary-"+tc.name+".golden", renderMsgs(msgs))
+			golden.Check(t, "summary-"+tc.name+".golden", golden.Messages(msgs))
 		})
 	}
 }
@@ -73,7 +64,7 @@ func TestReflectPromptGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "reflect.golden", renderMsgs(msgs))
+	golden.Check(t, "reflect.golden", golden.Messages(msgs))
 }
 
 func TestParseReflection(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"github.com/samem/trainer/summarize"
 	"github.com/samem/trainer/thought"
-	"strings"
 	"testing"
 
 	"github.com/samem/trainer/internal/golden"
@@ -17,11 +16,7 @@ func TestPromptGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
-	}
-	golden.Check(t, "prompt-check.golden", []byte(b.String()))
+	golden.Check(t, "prompt-check.golden", golden.Messages(msgs))
 }
 
 func TestParseVerdict(t *testing.T) {

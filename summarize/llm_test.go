@@ -11,14 +11,6 @@ import (
 	"github.com/samem/trainer/llm"
 )
 
-func render(msgs []llm.Message) []byte {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
-	}
-	return []byte(b.String())
-}
-
 func TestPromptsGolden(t *testing.T) {
 	hist := []Turn{
 		{Text: "You are in the middle of a room. Looking quickly around you, you see a cabinet 1, a countertop 1, and a fridge 1.\n\nYour task is to: put a clean apple in fridge."},
@@ -34,7 +26,7 @@ func TestPromptsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, "prompt-"+string(style)+".golden", render(msgs))
+			golden.Check(t, "prompt-"+string(style)+".golden", golden.Messages(msgs))
 		})
 	}
 }

@@ -12,14 +12,6 @@ import (
 	"github.com/samem/trainer/llm"
 )
 
-func render(msgs []llm.Message) []byte {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
-	}
-	return []byte(b.String())
-}
-
 var adm = []string{"go to countertop 1", "go to fridge 1", "inventory", "look", "take apple 1 from countertop 1"}
 
 func TestPromptsGolden(t *testing.T) {
@@ -45,7 +37,7 @@ func TestPromptsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, "prompt-"+tc.name+".golden", render(msgs))
+			golden.Check(t, "prompt-"+tc.name+".golden", golden.Messages(msgs))
 		})
 	}
 }

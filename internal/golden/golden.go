@@ -6,7 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/samem/trainer/llm"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/ with the current output")
@@ -31,4 +34,14 @@ func Check(t testing.TB, name string, got []byte) {
 	if string(got) != string(want) {
 		t.Errorf("%s differs from the golden file (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
 	}
+}
+
+// Messages renders a prompt as golden files hold it: each message as a
+// "### role" line followed by its content.
+func Messages(msgs []llm.Message) []byte {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
+	}
+	return []byte(b.String())
 }
