@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/cache"
@@ -68,7 +69,9 @@ func NewBackend(cfg Config) (*Backend, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("response cache: %w", err)
 		}
-		c, err := cache.Open(path, cache.Options{Meter: b.Meter})
+		// IdleClose lets two runs that share one cache file take turns on
+		// its lock (bbolt allows one writer process at a time).
+		c, err := cache.Open(path, cache.Options{Meter: b.Meter, IdleClose: 100 * time.Millisecond})
 		if err != nil {
 			return nil, fmt.Errorf("response cache %s: %w", path, err)
 		}
