@@ -44,7 +44,7 @@ func BenchmarkNearest(b *testing.B) {
 					b.Fatal(err)
 				}
 				// Work counts per decision, measured outside the timed loop:
-				// pivots scanned, rows given an int8 product, rows given an
+				// pivots scanned, rows given a 4-bit code product, rows given an
 				// exact float32 product.
 				sc := ix.scratch.Get().(*scratch)
 				var codeDots, rowDots int
@@ -60,7 +60,7 @@ func BenchmarkNearest(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(sc.dots), "pivots/op")
-				b.ReportMetric(float64(codeDots)/float64(len(qs)), "int8rows/op")
+				b.ReportMetric(float64(codeDots)/float64(len(qs)), "coderows/op")
 				b.ReportMetric(float64(rowDots)/float64(len(qs)), "exactrows/op")
 			})
 		}

@@ -13,9 +13,10 @@
 // bit. github.com/coder/hnsw, over one representative row per list,
 // proposes a first candidate, but at scale it misses most true neighbours
 // (../shared/DEPENDENCIES.md), so small groups of rows with provable cosine
-// bounds (lists in tree.go) and int8 codes of every row with a proven error
-// bound (i8.go) then prove that no stored vector beats the best candidate;
-// only rows within about 0.02 of the bar get an exact float32 product.
+// bounds (lists in tree.go) and 4-bit codes of every row with a proven error
+// bound (i4.go; the query and the pivots use int8 codes, i8.go) then prove
+// that no stored vector beats the best candidate; only rows within about
+// 0.12 of the bar get an exact float32 product.
 package cluster
 
 import "errors"

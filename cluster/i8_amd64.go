@@ -28,4 +28,21 @@ func dotsI8(q, x []int8, out []int32) {
 // later, so that the memory latency of rows scattered over lists overlaps.
 //
 //go:noescape
-func prefetch(p *int8, n int)
+func prefetch(p *byte, n int)
+
+// dotsU4AVX2 computes out[r] = Σ q_i·u_i for n rows of dim/2 bytes of
+// unsigned nibbles each (i4.go); dim is a positive multiple of codeBlock and
+// no code is -128 (pairs then sum to at most 2·15·127, exact in int16).
+//
+//go:noescape
+func dotsU4AVX2(q *int8, x *byte, dim, n int, out *int32)
+
+// dotsU4 writes Σ q_i·u_i of each row of x into out (len(out) rows).
+func dotsU4(q []int8, x []byte, out []int32) {
+	if !useAVX2 || len(out) == 0 {
+		dotsU4Go(q, x, out)
+		return
+	}
+	_ = x[len(out)*len(q)/2-1] // bounds check for the assembly
+	dotsU4AVX2(&q[0], &x[0], len(q), len(out), &out[0])
+}

@@ -67,3 +67,55 @@ pf:
 	SUBQ $64, CX
 	JGT pf
 	RET
+
+// func dotsU4AVX2(q *int8, x *byte, dim, n int, out *int32)
+// For each of n rows: 32 bytes of nibbles per 64 components; low nibbles
+// pair with q[0:32] of the block, high nibbles with q[32:64].
+TEXT ·dotsU4AVX2(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ dim+16(FP), DX
+	MOVQ n+24(FP), R8
+	MOVQ out+32(FP), R9
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW $15, Y15, Y15
+	MOVL $0x0F0F0F0F, AX
+	MOVD AX, X14
+	VPBROADCASTD X14, Y14
+	TESTQ R8, R8
+	JZ done4
+
+row4:
+	MOVQ SI, R10
+	MOVQ DX, CX
+	VPXOR Y0, Y0, Y0
+
+inner4:
+	VMOVDQU (DI), Y2
+	VPSRLW $4, Y2, Y3
+	VPAND Y14, Y2, Y2
+	VPAND Y14, Y3, Y3
+	VPMADDUBSW (R10), Y2, Y2
+	VPMADDUBSW 32(R10), Y3, Y3
+	VPADDW Y3, Y2, Y2
+	VPMADDWD Y15, Y2, Y2
+	VPADDD Y2, Y0, Y0
+	ADDQ $32, DI
+	ADDQ $64, R10
+	SUBQ $64, CX
+	JNZ inner4
+
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPADDD X1, X0, X0
+	VMOVD X0, (R9)
+	ADDQ $4, R9
+	DECQ R8
+	JNZ row4
+
+done4:
+	VZEROUPPER
+	RET

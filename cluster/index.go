@@ -123,7 +123,7 @@ func New(cfg Config) (*Index, error) {
 	}
 	cd := codeDim(cfg.Dim)
 	ix := &Index{cfg: cfg, nextID: cfg.FirstID, slotOf: map[int64]int32{}}
-	ix.lists = lists{dim: cfg.Dim, cdim: cd, leafMax: cfg.LeafSize, fanout: cfg.Fanout, slack: slackFor(cfg.Dim)}
+	ix.lists = lists{dim: cfg.Dim, cdim: cd, ndim: nibbleDim(cfg.Dim), leafMax: cfg.LeafSize, fanout: cfg.Fanout, slack: slackFor(cfg.Dim)}
 	ix.scratch.New = func() any { return &scratch{q: make([]float32, cfg.Dim), qc: make([]int8, cd)} }
 	ix.newGraph()
 	return ix, nil

@@ -16,7 +16,7 @@ type scratch struct {
 	pd    []int32   // integer pivot products
 	order []entry
 	// dots, codeDots and rowDots count the list pivots scanned, the rows
-	// given an int8 product and the rows given an exact dot product by the
+	// given a 4-bit code product and the rows given an exact dot product by the
 	// last search, for tests and tuning.
 	dots, codeDots, rowDots int
 }
@@ -78,6 +78,7 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 	// the float32 product the bound must dominate.
 	qs, qerr := quantize(sc.qc, q)
 	qn := codeNorm(sc.qc, qs)
+	qsum := sumCode(sc.qc)
 	qe := float64(qerr) * (1 + 1e-5)
 	if cap(sc.a) < g {
 		sc.a = make([]float32, g, 2*g)
@@ -111,7 +112,7 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 			break // every remaining bound is lower still
 		}
 		// The pivot's angular bound (a few flops from stored cos(x, p))
-		// first, then the int8 bound, then the exact product. Skipping
+		// first, then the 4-bit code bound, then the exact product. Skipping
 		// rows by the angular bound beat streaming every row of the list
 		// through the int8 kernel (at 100,000 rows: 3,700 int8 products
 		// per joining query instead of 12,000; 1.5 ms instead of 2.0).
@@ -129,16 +130,16 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 			// prefetched, so that fetching one row from memory overlaps
 			// with the products of the rows before it.
 			c := l.code(int(e.list), i)
-			prefetch(&c[0], 128)
+			prefetch(&c[0], len(c))
 			if len(pend) == cap(pend) {
-				ix.checkRow(sc, q, qs, qn, slackQ, pend[0], &b)
+				ix.checkRow(sc, q, qs, qsum, qn, slackQ, pend[0], &b)
 				pend = append(pend[:0], pend[1:]...)
 			}
 			pend = append(pend, pending{e.list, int32(i), ub})
 		}
 	}
 	for _, p := range pend {
-		ix.checkRow(sc, q, qs, qn, slackQ, p, &b)
+		ix.checkRow(sc, q, qs, qsum, qn, slackQ, p, &b)
 	}
 	sc.order = order
 	return b.slot, b.sim, b.found, near
@@ -155,15 +156,15 @@ type pending struct {
 	ub      float64 // the pivot's angular bound of the row
 }
 
-// checkRow takes the int8 bound of a queued row and, if it could still
-// reach the bar, its exact product.
-func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qn, slackQ float64, p pending, b *best) {
+// checkRow takes the 4-bit bound (i4.go) of a queued row and, if it could
+// still reach the bar, its exact product.
+func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qsum int32, qn, slackQ float64, p pending, b *best) {
 	if p.ub < b.bar {
 		return // the bar rose since the row was queued
 	}
 	l := &ix.lists
 	sc.codeDots++
-	d := dotI8(sc.qc, l.code(int(p.list), int(p.i)))
+	d := dot4(sc.qc, qsum, l.code(int(p.list), int(p.i)))
 	m := &l.meta[p.list][p.i]
 	if float64(qs)*float64(m.scale)*float64(d)+qn*float64(m.cerr)+slackQ < b.bar {
 		return

@@ -67,11 +67,12 @@ type lists struct {
 	// slice so that visiting a list touches one block besides its codes
 	// (separate slices per field cost a cache miss each per list).
 	meta [][]rowMeta
-	// codes holds the int8 codes of a list's rows contiguously (i8.go), so
-	// that visiting a list streams one block of memory: with codes stored
-	// by slot, each row was a separate random access and an int8 product
-	// cost about 300 ns at 100,000 rows instead of about 60.
-	codes   [][]int8
+	// codes holds the 4-bit codes of a list's rows contiguously (i4.go),
+	// so that visiting a list streams one block of memory: with codes
+	// stored by slot, each row was a separate random access and an int8
+	// product cost about 300 ns at 100,000 rows instead of about 60.
+	codes   [][]byte
+	ndim    int // bytes per 4-bit row code
 	leafMax int
 	fanout  int
 	slack   float64
@@ -80,7 +81,7 @@ type lists struct {
 // rowMeta describes one row of a list.
 type rowMeta struct {
 	lo, sin float64 // cos(row, pivot) minus slack, and sqrt(1 - lo^2)
-	scale   float32 // code scale (i8.go)
+	scale   float32 // 4-bit code scale (i4.go)
 	cerr    float32 // coding error norm, rounded up
 	slot    int32
 }
@@ -152,7 +153,7 @@ func (l *lists) fill(g int, p []float32, rows []int32, row func(int32) []float32
 	n := len(rows)
 	l.minCos[g] = 1
 	l.meta[g] = make([]rowMeta, 0, n)
-	l.codes[g] = make([]int8, 0, n*l.cdim)
+	l.codes[g] = make([]byte, 0, n*l.ndim)
 	for _, r := range rows {
 		x := row(r)
 		l.addRow(g, r, x, dot(x, p))
@@ -164,19 +165,19 @@ func (l *lists) addRow(g int, slot int32, x []float32, c float32) {
 	l.minCos[g] = min(l.minCos[g], c)
 	codes := l.codes[g]
 	n := len(codes)
-	if n+l.cdim > cap(codes) {
-		// Grow by a few rows, not by doubling: codes are a quarter of
+	if n+l.ndim > cap(codes) {
+		// Grow by a few rows, not by doubling: codes are a large part of
 		// the index's memory.
-		codes = slices.Grow(codes, 4*l.cdim)
+		codes = slices.Grow(codes, 4*l.ndim)
 	}
-	codes = codes[:n+l.cdim]
-	cs, ce := quantize(codes[n:], x)
+	codes = codes[:n+l.ndim]
+	cs, ce := quantize4(codes[n:], x)
 	l.codes[g] = codes
 	l.meta[g] = append(l.meta[g], rowMeta{lo: lo, sin: math.Sqrt(1 - lo*lo), scale: cs, cerr: ce, slot: slot})
 }
 
-// code returns the int8 code of row i of list g.
-func (l *lists) code(g, i int) []int8 { return l.codes[g][i*l.cdim : (i+1)*l.cdim] }
+// code returns the 4-bit code of row i of list g.
+func (l *lists) code(g, i int) []byte { return l.codes[g][i*l.ndim : (i+1)*l.ndim] }
 
 // insert places a row in list g (the one with the most similar pivot, which
 // the caller knows from its search; -1 when there is no list yet) and splits
