@@ -255,17 +255,17 @@ func (ix *Index) graphList(g int) {
 	if ix.graph == nil {
 		return
 	}
-	meta := ix.lists.meta[g]
+	info, bounds := ix.lists.info[g], ix.lists.bounds[g]
 	best := -1
-	for i, m := range meta {
-		if ix.alive[m.slot] && (best < 0 || m.lo > meta[best].lo) {
+	for i, m := range info {
+		if ix.alive[m.slot] && (best < 0 || bounds[i].lo > bounds[best].lo) {
 			best = i
 		}
 	}
 	if best < 0 {
 		return
 	}
-	s := meta[best].slot
+	s := info[best].slot
 	if id := ix.ids[s]; !ix.inGraph[id] {
 		// Each id is added once: coder/hnsw panics when a key is added
 		// again.

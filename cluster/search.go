@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"math"
+	"unsafe"
 
 	"slices"
 )
@@ -118,12 +119,13 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 		// per joining query instead of 12,000; 1.5 ms instead of 2.0).
 		af := min(1, float64(a[e.list])+l.slack)
 		sa := math.Sqrt(1 - af*af)
-		for i, m := range l.meta[e.list] {
+		info := l.info[e.list]
+		for i, m := range l.bounds[e.list] {
 			ub := 1.0
-			if af < m.lo {
-				ub = af*m.lo + sa*m.sin
+			if lo := float64(m.lo); af < lo {
+				ub = af*lo + sa*float64(m.sin)
 			}
-			if ub < b.bar || !ix.alive[m.slot] {
+			if ub < b.bar {
 				continue
 			}
 			// Rows that pass wait in a short queue, their codes
@@ -131,6 +133,7 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 			// with the products of the rows before it.
 			c := l.code(int(e.list), i)
 			prefetch(&c[0], len(c))
+			prefetch((*byte)(unsafe.Pointer(&info[i])), 1)
 			if len(pend) == cap(pend) {
 				ix.checkRow(sc, q, qs, qsum, qn, slackQ, pend[0], &b)
 				pend = append(pend[:0], pend[1:]...)
@@ -163,9 +166,12 @@ func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qsum int32, qn, 
 		return // the bar rose since the row was queued
 	}
 	l := &ix.lists
+	m := &l.info[p.list][p.i]
+	if !ix.alive[m.slot] {
+		return
+	}
 	sc.codeDots++
 	d := dot4(sc.qc, qsum, l.code(int(p.list), int(p.i)))
-	m := &l.meta[p.list][p.i]
 	if float64(qs)*float64(m.scale)*float64(d)+qn*float64(m.cerr)+slackQ < b.bar {
 		return
 	}

@@ -38,7 +38,7 @@ func main() {
 
 type options struct {
 	n, small, queries, inserts int
-	leaf                       int
+	leaf, ef, cand             int
 	seed                       uint64
 	noGraph                    bool
 	cpuprofile                 string
@@ -53,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.queries, "queries", 1000, "decisions timed per case")
 	fs.IntVar(&o.inserts, "inserts", 200, "new vectors inserted in the large case")
 	fs.IntVar(&o.leaf, "leaf", 0, "cluster.Config.LeafSize (0: the default)")
+	fs.IntVar(&o.ef, "ef", 0, "cluster.Config.EfSearch (0: the default)")
+	fs.IntVar(&o.cand, "cand", 0, "cluster.Config.Candidates (0: the default)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic embedding stream")
 	fs.BoolVar(&o.noGraph, "no-graph", false, "disable the HNSW candidate stage (tree only)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed decisions to this file")
@@ -142,7 +144,7 @@ func measure(ctx context.Context, o options, n int, full bool, log io.Writer) (r
 		cs[i] = cluster.Cluster{ID: int64(i), Members: 1, Vector: st.NextNew()}
 	}
 	before := rss()
-	cfg := cluster.Config{Dim: 1024, LeafSize: o.leaf, Rng: rand.New(rand.NewPCG(o.seed, 7))}
+	cfg := cluster.Config{Dim: 1024, LeafSize: o.leaf, EfSearch: o.ef, Candidates: o.cand, Rng: rand.New(rand.NewPCG(o.seed, 7))}
 	if o.noGraph {
 		cfg.Candidates = -1
 	}
