@@ -99,3 +99,19 @@ func BenchmarkAssignNew(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRestore times a bulk build of n clusters (codes, lists, graph):
+// SAMem's checkpoint load rebuilds two indexes of 10,000 (issue 10: 1.5 s
+// for the whole load).
+func BenchmarkRestore(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		cs, _ := benchStore(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Restore(Config{Dim: 1024}, cs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

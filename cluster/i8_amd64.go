@@ -46,3 +46,20 @@ func dotsU4(q []int8, x []byte, out []int32) {
 	_ = x[len(out)*len(q)/2-1] // bounds check for the assembly
 	dotsU4AVX2(&q[0], &x[0], len(q), len(out), &out[0])
 }
+
+// dotsU2AVX2 computes out[r] = Σ q_i·u_i for n rows of dim/4 bytes of
+// 2-bit values each (i2.go); dim is a positive multiple of twoBlock and no
+// code is -128.
+//
+//go:noescape
+func dotsU2AVX2(q *int8, x *byte, dim, n int, out *int32)
+
+// dotsU2 writes Σ q_i·u_i of each row of x into out (len(out) rows).
+func dotsU2(q []int8, x []byte, out []int32) {
+	if !useAVX2 || len(out) == 0 {
+		dotsU2Go(q, x, out)
+		return
+	}
+	_ = x[len(out)*len(q)/4-1] // bounds check for the assembly
+	dotsU2AVX2(&q[0], &x[0], len(q), len(out), &out[0])
+}

@@ -119,3 +119,63 @@ inner4:
 done4:
 	VZEROUPPER
 	RET
+
+// func dotsU2AVX2(q *int8, x *byte, dim, n int, out *int32)
+// For each of n rows: 32 bytes of 2-bit values per 128 components; bits
+// 2k..2k+1 of byte j pair with q[32k+j] of the block.
+TEXT ·dotsU2AVX2(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ dim+16(FP), DX
+	MOVQ n+24(FP), R8
+	MOVQ out+32(FP), R9
+	VPCMPEQW Y15, Y15, Y15
+	VPSRLW $15, Y15, Y15
+	MOVL $0x03030303, AX
+	MOVD AX, X14
+	VPBROADCASTD X14, Y14
+	TESTQ R8, R8
+	JZ done2
+
+row2:
+	MOVQ SI, R10
+	MOVQ DX, CX
+	VPXOR Y0, Y0, Y0
+
+inner2:
+	VMOVDQU (DI), Y2
+	VPSRLW $2, Y2, Y3
+	VPSRLW $4, Y2, Y4
+	VPSRLW $6, Y2, Y5
+	VPAND Y14, Y2, Y2
+	VPAND Y14, Y3, Y3
+	VPAND Y14, Y4, Y4
+	VPAND Y14, Y5, Y5
+	VPMADDUBSW (R10), Y2, Y2
+	VPMADDUBSW 32(R10), Y3, Y3
+	VPMADDUBSW 64(R10), Y4, Y4
+	VPMADDUBSW 96(R10), Y5, Y5
+	VPADDW Y3, Y2, Y2
+	VPADDW Y5, Y4, Y4
+	VPADDW Y4, Y2, Y2
+	VPMADDWD Y15, Y2, Y2
+	VPADDD Y2, Y0, Y0
+	ADDQ $32, DI
+	ADDQ $128, R10
+	SUBQ $128, CX
+	JNZ inner2
+
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPADDD X1, X0, X0
+	VMOVD X0, (R9)
+	ADDQ $4, R9
+	DECQ R8
+	JNZ row2
+
+done2:
+	VZEROUPPER
+	RET

@@ -11,3 +11,6 @@ func prefetch(p *byte, n int) {}
 
 // dotsU4 writes Σ q_i·u_i of each row of x into out (len(out) rows).
 func dotsU4(q []int8, x []byte, out []int32) { dotsU4Go(q, x, out) }
+
+// dotsU2 writes Σ q_i·u_i of each row of x into out (len(out) rows).
+func dotsU2(q []int8, x []byte, out []int32) { dotsU2Go(q, x, out) }

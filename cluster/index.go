@@ -123,8 +123,12 @@ func New(cfg Config) (*Index, error) {
 	}
 	cd := codeDim(cfg.Dim)
 	ix := &Index{cfg: cfg, nextID: cfg.FirstID, slotOf: map[int64]int32{}}
-	ix.lists = lists{dim: cfg.Dim, cdim: cd, ndim: nibbleDim(cfg.Dim), leafMax: cfg.LeafSize, fanout: cfg.Fanout, slack: slackFor(cfg.Dim)}
-	ix.scratch.New = func() any { return &scratch{q: make([]float32, cfg.Dim), qc: make([]int8, cd)} }
+	ix.lists = lists{dim: cfg.Dim, cdim: cd, ndim: nibbleDim(cfg.Dim), tdim: twoDim(cfg.Dim), leafMax: cfg.LeafSize, fanout: cfg.Fanout, slack: slackFor(cfg.Dim)}
+	ix.scratch.New = func() any {
+		// qc2 extends qc with zeros to the 2-bit kernel's block (i2.go).
+		qc2 := make([]int8, twoCodeDim(cfg.Dim))
+		return &scratch{q: make([]float32, cfg.Dim), qc: qc2[:cd], qc2: qc2}
+	}
 	ix.newGraph()
 	return ix, nil
 }

@@ -13,6 +13,7 @@ import (
 type scratch struct {
 	q     []float32
 	qc    []int8    // int8 code of q (i8.go)
+	qc2   []int8    // qc padded with zeros for the 2-bit kernel (i2.go)
 	a     []float32 // upper bound of cos(q, pivot) per list
 	pd    []int32   // integer pivot products
 	order []entry
@@ -131,7 +132,7 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 			// Rows that pass wait in a short queue, their codes
 			// prefetched, so that fetching one row from memory overlaps
 			// with the products of the rows before it.
-			c := l.code(int(e.list), i)
+			c := l.code2(int(e.list), i)
 			prefetch(&c[0], len(c))
 			prefetch((*byte)(unsafe.Pointer(&info[i])), 1)
 			if len(pend) == cap(pend) {
@@ -159,8 +160,8 @@ type pending struct {
 	ub      float64 // the pivot's angular bound of the row
 }
 
-// checkRow takes the 4-bit bound (i4.go) of a queued row and, if it could
-// still reach the bar, its exact product.
+// checkRow takes the 2-bit bound (i2.go) of a queued row, then its 4-bit
+// bound (i4.go) and, if it could still reach the bar, its exact product.
 func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qsum int32, qn, slackQ float64, p pending, b *best) {
 	if p.ub < b.bar {
 		return // the bar rose since the row was queued
@@ -171,6 +172,10 @@ func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qsum int32, qn, 
 		return
 	}
 	sc.codeDots++
+	d2 := dot2(sc.qc2, qsum, l.code2(int(p.list), int(p.i)))
+	if float64(qs)*float64(m.scale2)*float64(d2)+qn*float64(m.cerr2)+slackQ < b.bar {
+		return
+	}
 	d := dot4(sc.qc, qsum, l.code(int(p.list), int(p.i)))
 	if float64(qs)*float64(m.scale)*float64(d)+qn*float64(m.cerr)+slackQ < b.bar {
 		return
