@@ -168,9 +168,6 @@ func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qsum int32, qn, 
 	}
 	l := &ix.lists
 	m := &l.info[p.list][p.i]
-	if !ix.alive[m.slot] {
-		return
-	}
 	sc.codeDots++
 	d2 := dot2(sc.qc2, qsum, l.code2(int(p.list), int(p.i)))
 	if float64(qs)*float64(m.scale2)*float64(d2)+qn*float64(m.cerr2)+slackQ < b.bar {
@@ -180,7 +177,13 @@ func (ix *Index) checkRow(sc *scratch, q []float32, qs float32, qsum int32, qn, 
 	if float64(qs)*float64(m.scale)*float64(d)+qn*float64(m.cerr)+slackQ < b.bar {
 		return
 	}
+	// Removed rows keep valid codes; they are skipped only here, as few
+	// rows get this far (a check of alive for every queued row was a
+	// cache miss each, a tenth of the search's time).
 	r := m.slot
+	if !ix.alive[r] {
+		return
+	}
 	sc.rowDots++
 	b.offer(ix, r, dot(q, ix.row(r)))
 }
