@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"cmp"
 	"math"
 	"unsafe"
 
@@ -16,16 +15,40 @@ type scratch struct {
 	qc2   []int8    // qc padded with zeros for the 2-bit kernel (i2.go)
 	a     []float32 // upper bound of cos(q, pivot) per list
 	pd    []int32   // integer pivot products
-	order []entry
+	order []uint64  // orderKey of each list to visit
 	// dots, codeDots and rowDots count the list pivots scanned, the rows
 	// given a 4-bit code product and the rows given an exact dot product by the
 	// last search, for tests and tuning.
 	dots, codeDots, rowDots int
 }
 
-type entry struct {
-	list int32
-	ub   float64
+// orderKey packs a list's bound (rounded up to float32) and index into one
+// integer that sorts by bound descending, then index: sorting plain
+// integers took a third of the time of sorting structs with a comparison
+// function (about 0.08 ms per decision at 100,000 rows, pprof).
+func orderKey(ub float64, list int) uint64 {
+	f := float32(ub)
+	if float64(f) < ub {
+		f = math.Nextafter32(f, 2)
+	}
+	t := math.Float32bits(f)
+	if t>>31 == 0 {
+		t |= 1 << 31 // non-negative: above every negative
+	} else {
+		t = ^t // negative: larger magnitude lower
+	}
+	return uint64(^t)<<32 | uint64(uint32(list))
+}
+
+// unKey returns the bound (as rounded up) and list of an orderKey.
+func unKey(k uint64) (ub float64, list int32) {
+	t := ^uint32(k >> 32)
+	if t>>31 == 1 {
+		t &^= 1 << 31
+	} else {
+		t = ^t
+	}
+	return float64(math.Float32frombits(t)), int32(uint32(k))
 }
 
 // best tracks the best row seen: highest similarity, then smallest id (the
@@ -100,17 +123,18 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 			near = i
 		}
 		if ub := bound(ai, l.minCos[i], l.slack); ub >= b.bar {
-			order = append(order, entry{int32(i), ub})
+			order = append(order, orderKey(ub, i))
 		}
 	}
 	// Highest bound first: the list holding the answer usually comes first
 	// and raises the bar for the rest.
-	slices.SortFunc(order, func(x, y entry) int { return cmp.Compare(y.ub, x.ub) })
+	slices.Sort(order)
 	slackQ := qe + l.slack
 	var pendBuf [prefetchAhead]pending
 	pend := pendBuf[:0]
-	for _, e := range order {
-		if e.ub < b.bar {
+	for _, k := range order {
+		eub, list := unKey(k)
+		if eub < b.bar {
 			break // every remaining bound is lower still
 		}
 		// The pivot's angular bound (a few flops from stored cos(x, p))
@@ -118,10 +142,10 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 		// rows by the angular bound beat streaming every row of the list
 		// through the int8 kernel (at 100,000 rows: 3,700 int8 products
 		// per joining query instead of 12,000; 1.5 ms instead of 2.0).
-		af := min(1, float64(a[e.list])+l.slack)
+		af := min(1, float64(a[list])+l.slack)
 		sa := math.Sqrt(1 - af*af)
-		info := l.info[e.list]
-		for i, m := range l.bounds[e.list] {
+		info := l.info[list]
+		for i, m := range l.bounds[list] {
 			ub := 1.0
 			if lo := float64(m.lo); af < lo {
 				ub = af*lo + sa*float64(m.sin)
@@ -132,14 +156,14 @@ func (ix *Index) search(sc *scratch, q []float32) (slot int32, sim float32, foun
 			// Rows that pass wait in a short queue, their codes
 			// prefetched, so that fetching one row from memory overlaps
 			// with the products of the rows before it.
-			c := l.code2(int(e.list), i)
+			c := l.code2(int(list), i)
 			prefetch(&c[0], len(c))
 			prefetch((*byte)(unsafe.Pointer(&info[i])), 1)
 			if len(pend) == cap(pend) {
 				ix.checkRow(sc, q, qs, qsum, qn, slackQ, pend[0], &b)
 				pend = append(pend[:0], pend[1:]...)
 			}
-			pend = append(pend, pending{e.list, int32(i), ub})
+			pend = append(pend, pending{list, int32(i), ub})
 		}
 	}
 	for _, p := range pend {
