@@ -2,8 +2,10 @@ package cluster
 
 import "math"
 
-// Int8 codes give every stored row (and every list pivot) a quarter-size
-// copy used only to prove that a row cannot matter. A unit vector x is coded
+// Int8 codes give the query and every list pivot a quarter-size copy used
+// only to prove that a list cannot matter (rows have coarser codes with the
+// same bound: i2.go, i4.go; the paragraph below describes the int8 codes
+// rows had first). A unit vector x is coded
 // as x̃ = s·X with X in [-127, 127]^dim and s = max|x_i|/127, and the norm of
 // the coding error e = x - x̃ is stored rounded up. For a query coded the
 // same way (q = q̃ + e_q),

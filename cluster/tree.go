@@ -48,12 +48,37 @@ import (
 //     pivot codes and its rows come from memory, as they would between
 //     a trainer's LLM calls), the median is 1.9 to 2.0 ms (9.1x to 9.5x).
 //     Memory traffic (about 10 MB per decision: pivot codes plus int8
-//     rows) is now the cost; LeafSize 48 or 64 (fewer pivots, more rows)
+//     rows) was then the cost; LeafSize 48 or 64 (fewer pivots, more rows)
 //     and 16 to 24 (the reverse) measured no better than 32.
+//   - A trace of the rows given an int8 product at 100,000 rows (300
+//     queries) showed why the angular bound lets so many through: about
+//     3,800 per join had cosine 0.0 to 0.4 to the query (other topics of
+//     its domain, even other domains), about 66 had 0.5 to 0.7 (its
+//     topic), none 0.4 to 0.5, and at most one per query was within 0.2
+//     of the bar. So rows now carry 2-bit (256 B, error about 0.35, i2.go)
+//     and 4-bit (512 B, error about 0.1, i4.go) codes instead of int8,
+//     checked in that order before the exact product: median 1.2 to 1.4 ms
+//     (12x to 14x), 537 MiB per 100,000 rows instead of 564.
+//   - Also measured and dropped (go run ./bench/cluster, alternating
+//     binaries, the machine's noise about 5 %): a 4-bit first pass over
+//     the pivots with int8 refinement of the lists it lets pass (1.86 ms
+//     against 1.51: most lists of the query's domain pass the looser
+//     bound, and the refinements are scattered reads); LeafSize 48 or 64
+//     with the 2-bit rows (same as 32); prefetchAhead 16 (same as 8);
+//     fewer graph candidates (-ef 6 -cand 2: within noise). Without the
+//     graph (-no-graph) decisions are about 0.1 ms faster, but issue 10
+//     keeps coder/hnsw as the index.
+//   - Remaining cost per decision at 100,000 rows (pprof, about 1.4 ms of
+//     CPU): the int8 pivot scan (6.6 MB, 0.35 ms), 2-bit row products and
+//     their prefetches (about 3,700 rows, 0.4 ms), the angular bounds of
+//     about 13,800 rows of visited lists (0.2 ms), the graph (0.12 to 0.3
+//     ms), the visit order's sort (0.05 ms). Super-centres over the pivots
+//     cannot prune with the angular bound on this data: a centre over two
+//     topics of a domain has radius about 46 degrees, a query of another
+//     domain is about 77 degrees away, and cos(31) > 0.85.
 //   - Rows of a visited list are queued with their codes prefetched
 //     (prefetchAhead in search.go): with DRAM latency overlapped, a join
-//     cost 0.8 ms CPU instead of 1.3 ms; prefetching only a row's first
-//     128 or 256 bytes was slower than the whole 1 KiB.
+//     cost 0.8 ms CPU instead of 1.3 ms (int8 codes then).
 //   - Pivots come from hierarchical k-means (recursive splits in 16 on a
 //     sample), a second or two for 100,000 rows; a list that grows past
 //     twice LeafSize online is split in two the same way.
