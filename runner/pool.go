@@ -49,6 +49,12 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 		out []result
 		wg  sync.WaitGroup
 	)
+	record := func(r result) {
+		mu.Lock()
+		defer mu.Unlock()
+		out = append(out, r)
+		onDone(r)
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -66,31 +72,22 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 						env = nil
 						r := result{index: j.index, episode: Episode{Task: j.start.Task}, err: envError{fmt.Errorf("open environment: %w", err)}}
 						r.episode.Outcome.Err = r.err.Error()
-						mu.Lock()
-						out = append(out, r)
-						onDone(r)
-						mu.Unlock()
+						record(r)
 						continue
 					}
 				}
 				ep, err := Run(ctx, env, m, j.start)
-				if err != nil && envFailed(err) {
+				if err != nil {
+					// The error may have left the environment unusable (a
+					// dead interpreter, a broken connection); replacing a
+					// healthy one costs little.
 					env.Close()
 					env = nil
 				}
-				r := result{index: j.index, episode: ep, err: err}
-				mu.Lock()
-				out = append(out, r)
-				onDone(r)
-				mu.Unlock()
+				record(result{index: j.index, episode: ep, err: err})
 			}
 		}()
 	}
 	wg.Wait()
 	return out
 }
-
-// envFailed reports whether an episode error may have left the environment
-// unusable, so that it is replaced. Any error but a cancelled context counts:
-// replacing a healthy environment costs little.
-func envFailed(err error) bool { return err != nil }
