@@ -3,7 +3,6 @@ package forget
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/samem/trainer/qlearn"
 )
@@ -47,7 +46,7 @@ type Result struct {
 // is returned with the error.
 func (f *Forgetter) Run(ctx context.Context, t *qlearn.Table, stateText, thoughtText func(int64) string) (Result, error) {
 	var res Result
-	for _, s := range states(t) {
+	for _, s := range t.StateIDs() {
 		if t.NonZero(s) <= f.MinThoughts {
 			continue
 		}
@@ -93,19 +92,4 @@ func (f *Forgetter) Run(ctx context.Context, t *qlearn.Table, stateText, thought
 		}
 	}
 	return res, nil
-}
-
-// states lists the table's state ids in increasing order.
-func states(t *qlearn.Table) []int64 {
-	var out []int64
-	last := int64(-1)
-	first := true
-	for _, e := range t.Entries() {
-		if first || e.State != last {
-			out = append(out, e.State)
-			last, first = e.State, false
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }

@@ -106,6 +106,16 @@ func (t *Table) Len() int { return t.n }
 // States is the number of state rows holding at least one entry.
 func (t *Table) States() int { return len(t.rows) }
 
+// StateIDs returns the ids of the state rows, in increasing order.
+func (t *Table) StateIDs() []int64 {
+	ids := make([]int64, 0, len(t.rows))
+	for s := range t.rows {
+		ids = append(ids, s)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // Thoughts is the number of thought columns holding at least one entry.
 func (t *Table) Thoughts() int { return len(t.cols) }
 

@@ -423,3 +423,15 @@ func permutations(n int) [][]int {
 	}
 	return out
 }
+
+func TestStateIDs(t *testing.T) {
+	tb := newTable(t)
+	for _, s := range []int64{7, 2, 9, 2} {
+		if _, err := tb.Update(s, 1, 1, 0, true, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := tb.StateIDs(), []int64{2, 7, 9}; !slices.Equal(got, want) {
+		t.Errorf("StateIDs() = %v, want %v", got, want)
+	}
+}
