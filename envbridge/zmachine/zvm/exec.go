@@ -722,7 +722,11 @@ func (m *Machine) execVar(op int, n int) {
 		}
 	case 17: // set_text_style: all text reaches Main whatever its style
 		if n >= 1 {
-			m.screen.style = int(o[0])
+			if o[0] == 0 {
+				m.screen.style = 0
+			} else {
+				m.screen.style |= int(o[0]) // styles combine (§8.7.1.1)
+			}
 		}
 	case 18: // buffer_mode
 		if n >= 1 {

@@ -31,6 +31,10 @@ type screen struct {
 	style   int
 	buffer  bool
 	font    int
+
+	// dropStyled leaves bold and italic text out of Main, as Debian's
+	// dfrotz 2.54 does: only the differential tests set it.
+	dropStyled bool
 }
 
 func (s *screen) reset(version, width int) {
@@ -126,6 +130,9 @@ func (m *Machine) putRune(r rune) {
 		s.putUpper(r)
 		return
 	}
+	if s.dropStyled && s.style&6 != 0 {
+		return
+	}
 	if r < 0x80 {
 		s.main = append(s.main, byte(r))
 	} else {
@@ -136,7 +143,7 @@ func (m *Machine) putRune(r rune) {
 // printString prints decoded text (already Unicode) to the active streams.
 func (m *Machine) printString(str string) {
 	s := &m.screen
-	if len(s.mem3) == 0 && s.stream1 && s.window == 0 {
+	if len(s.mem3) == 0 && s.stream1 && s.window == 0 && !(s.dropStyled && s.style&6 != 0) {
 		s.main = append(s.main, str...)
 		return
 	}
