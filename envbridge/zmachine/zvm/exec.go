@@ -37,12 +37,14 @@ func (m *Machine) Run() (w Wait, err error) {
 		}
 	}()
 	m.stop = false
-	for i := m.opt.Budget; i > 0; i-- {
+	i := m.opt.Budget
+	for ; i > 0; i-- {
 		m.step()
 		if m.stop {
 			break
 		}
 	}
+	m.executed += uint64(m.opt.Budget - i)
 	switch {
 	case m.err != nil:
 		return Halted, m.err
@@ -140,8 +142,8 @@ func (m *Machine) writeVarInd(v int, x uint16) {
 }
 
 func (m *Machine) fetch() byte {
-	if m.pc >= len(m.mem) {
-		m.fault("program counter past the end of memory")
+	if uint(m.pc) >= uint(len(m.mem)) {
+		m.fault("program counter %#x outside memory", m.pc)
 		return 0
 	}
 	b := m.mem[m.pc]

@@ -59,6 +59,8 @@ type Machine struct {
 	ops      [8]uint16 // operands of the current instruction
 	callArgs [7]uint16
 	scratch  uint16
+	decodeBudget int
+	executed uint64 // instructions executed by Run, in all
 
 	saveSlot *Snapshot // the game's own save opcodes write here
 	undoSlot *Snapshot // save_undo / restore_undo

@@ -102,6 +102,10 @@ func (s *screen) putUpper(r rune) {
 	s.curCol++
 }
 
+// maxOutput bounds the text one Run may print (a runaway game printing in
+// a loop would otherwise fill memory before the budget stops it).
+const maxOutput = 8 << 20
+
 // printZ sends one output ZSCII character to the active streams.
 func (m *Machine) printZ(c uint16) {
 	s := &m.screen
@@ -133,6 +137,10 @@ func (m *Machine) putRune(r rune) {
 	if s.dropStyled && s.style&6 != 0 {
 		return
 	}
+	if len(s.main) >= maxOutput {
+		m.fault("more than %d bytes of output without input", maxOutput)
+		return
+	}
 	if r < 0x80 {
 		s.main = append(s.main, byte(r))
 	} else {
@@ -144,6 +152,10 @@ func (m *Machine) putRune(r rune) {
 func (m *Machine) printString(str string) {
 	s := &m.screen
 	if len(s.mem3) == 0 && s.stream1 && s.window == 0 && !(s.dropStyled && s.style&6 != 0) {
+		if len(s.main)+len(str) > maxOutput {
+			m.fault("more than %d bytes of output without input", maxOutput)
+			return
+		}
 		s.main = append(s.main, str...)
 		return
 	}
