@@ -56,11 +56,11 @@ type Machine struct {
 	stop    bool // leave the run loop: set on wait, halt and error
 	err     error
 
-	ops      [8]uint16 // operands of the current instruction
-	callArgs [7]uint16
-	scratch  uint16
+	ops          [8]uint16 // operands of the current instruction
+	callArgs     [7]uint16
+	scratch      uint16
 	decodeBudget int
-	executed uint64 // instructions executed by Run, in all
+	executed     uint64 // instructions executed by Run, in all
 
 	saveSlot *Snapshot // the game's own save opcodes write here
 	undoSlot *Snapshot // save_undo / restore_undo
