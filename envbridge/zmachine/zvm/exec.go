@@ -240,9 +240,58 @@ func (m *Machine) illegal(kind string, n int) {
 	m.fault("illegal opcode %s:%d in version %d", kind, n, m.version)
 }
 
-// step decodes and executes one instruction.
+// step decodes and executes one instruction. The common forms (long 2OP,
+// short 1OP and 0OP) are decoded inline from a local PC; the variable and
+// extended forms read their types bytes.
 func (m *Machine) step() {
-	m.opPC = m.pc
+	pc := m.pc
+	m.opPC = pc
+	mem := m.mem
+	if uint(pc)+3 >= uint(len(mem)) {
+		m.stepSlow()
+		return
+	}
+	op := mem[pc]
+	switch {
+	case op < 0x80: // long form, 2OP: two one-byte operands
+		a, b := mem[pc+1], mem[pc+2]
+		m.pc = pc + 3
+		if op&0x40 != 0 {
+			m.ops[0] = m.readVar(int(a))
+		} else {
+			m.ops[0] = uint16(a)
+		}
+		if op&0x20 != 0 {
+			m.ops[1] = m.readVar(int(b))
+		} else {
+			m.ops[1] = uint16(b)
+		}
+		m.exec2(int(op&0x1f), 2)
+	case op < 0xb0: // short form, 1OP
+		switch (op >> 4) & 3 {
+		case opLarge:
+			m.ops[0] = uint16(mem[pc+1])<<8 | uint16(mem[pc+2])
+			m.pc = pc + 3
+		case opSmall:
+			m.ops[0] = uint16(mem[pc+1])
+			m.pc = pc + 2
+		default:
+			m.pc = pc + 2
+			m.ops[0] = m.readVar(int(mem[pc+1]))
+		}
+		m.exec1(int(op & 0x0f))
+	case op < 0xc0 && (op != 0xbe || m.version < 5): // short form, 0OP
+		m.pc = pc + 1
+		m.exec0(int(op & 0x0f))
+	default:
+		m.stepSlow()
+	}
+}
+
+// stepSlow decodes any instruction with full checks: the variable and
+// extended forms, and instructions near the end of memory.
+func (m *Machine) stepSlow() {
+	m.pc = m.opPC
 	op := m.fetch()
 	var types [8]byte
 	nt := 0
@@ -288,6 +337,9 @@ func (m *Machine) step() {
 		}
 	}
 	n := m.operands(types[:nt])
+	if m.stop && m.err != nil {
+		return
+	}
 	switch {
 	case op < 0x80:
 		m.exec2(int(op&0x1f), n)
@@ -963,7 +1015,10 @@ func (m *Machine) execExt(op int, n int) {
 			m.store(0)
 		}
 	case 9: // save_undo
-		m.undoSlot = m.snapshot()
+		if m.undoShared {
+			m.undoSlot, m.undoShared = nil, false // a Snapshot holds the old slot
+		}
+		m.undoSlot = m.snapshotInto(m.undoSlot)
 		m.store(1)
 	case 10: // restore_undo
 		if m.undoSlot == nil {

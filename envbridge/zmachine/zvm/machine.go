@@ -23,13 +23,23 @@ type Snapshot struct {
 	readOps [4]uint16
 	readN   int
 	readPC  int
+	undo    *Snapshot // the game's save_undo slot at that moment
 }
 
 func (m *Machine) snapshot() *Snapshot {
-	return &Snapshot{
-		dyn:     append([]byte(nil), m.mem[:m.dyn]...),
-		stack:   append([]uint16(nil), m.stack...),
-		frames:  append([]frame(nil), m.frames...),
+	return m.snapshotInto(nil)
+}
+
+// snapshotInto captures the state into s's buffers when s is not nil (the
+// save_undo slot, taken every turn by Inform games, reuses its own).
+func (m *Machine) snapshotInto(s *Snapshot) *Snapshot {
+	if s == nil {
+		s = &Snapshot{}
+	}
+	*s = Snapshot{
+		dyn:     append(s.dyn[:0], m.mem[:m.dyn]...),
+		stack:   append(s.stack[:0], m.stack...),
+		frames:  append(s.frames[:0], m.frames...),
 		pc:      m.pc,
 		rng:     m.rng,
 		screen:  m.screen.clone(),
@@ -40,6 +50,7 @@ func (m *Machine) snapshot() *Snapshot {
 		readN:   m.readN,
 		readPC:  m.readPC,
 	}
+	return s
 }
 
 // restoreState puts s back; with keepOutput the text printed so far stays
@@ -75,8 +86,15 @@ func (m *Machine) restoreState(s *Snapshot, keepOutput bool) {
 }
 
 // Snapshot captures the whole machine state. It copies dynamic memory and
-// the stacks only (static and high memory never change).
-func (m *Machine) Snapshot() *Snapshot { return m.snapshot() }
+// the stacks only (static and high memory never change). The game's undo
+// slot (save_undo) belongs to the state; its save slot (save) is like a
+// file and does not.
+func (m *Machine) Snapshot() *Snapshot {
+	s := m.snapshot()
+	s.undo = m.undoSlot
+	m.undoShared = true
+	return s
+}
 
 // Restore returns the machine to exactly the state of s (taken from this
 // machine); the output buffer is cleared and any error (ErrBudget) is
@@ -86,6 +104,7 @@ func (m *Machine) Restore(s *Snapshot) {
 		return
 	}
 	m.restoreState(s, false)
+	m.undoSlot, m.undoShared = s.undo, true
 	m.err, m.stop = nil, false
 }
 

@@ -379,3 +379,26 @@ func TestQuetzal(t *testing.T) {
 		t.Errorf("after failed restores, look = %q", out)
 	}
 }
+
+// TestUndo: the game's undo (save_undo/restore_undo) goes back one move,
+// and a Snapshot carries the undo slot of its moment.
+func TestUndo(t *testing.T) {
+	m := loadSmall(t, Options{})
+	coin := findObject(t, m, "gold coin")
+	hall := m.Object(coin).Parent
+	do(t, m, "take coin")
+	s := m.Snapshot()
+	if _, out := do(t, m, "undo"); !strings.Contains(out, "Previous turn undone") {
+		t.Fatalf("undo: %q", out)
+	}
+	if p := m.Object(coin).Parent; p != hall {
+		t.Errorf("after undo the coin is in %q, want the Hall", m.Object(p).Name)
+	}
+	do(t, m, "take coin")
+	do(t, m, "drop coin")
+	m.Restore(s)
+	do(t, m, "undo")
+	if p := m.Object(coin).Parent; p != hall {
+		t.Errorf("undo after Restore: the coin is in %q, want the Hall (the snapshot's undo slot)", m.Object(p).Name)
+	}
+}

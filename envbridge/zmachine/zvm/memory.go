@@ -63,7 +63,8 @@ type Machine struct {
 	executed     uint64 // instructions executed by Run, in all
 
 	saveSlot *Snapshot // the game's own save opcodes write here
-	undoSlot *Snapshot // save_undo / restore_undo
+	undoSlot   *Snapshot // save_undo / restore_undo
+	undoShared bool      // a Snapshot holds undoSlot: do not reuse its buffers
 }
 
 // packed address kinds
