@@ -62,7 +62,7 @@ type Machine struct {
 	decodeBudget int
 	executed     uint64 // instructions executed by Run, in all
 
-	saveSlot *Snapshot // the game's own save opcodes write here
+	saveSlot   *Snapshot // the game's own save opcodes write here
 	undoSlot   *Snapshot // save_undo / restore_undo
 	undoShared bool      // a Snapshot holds undoSlot: do not reuse its buffers
 }
