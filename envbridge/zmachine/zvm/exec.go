@@ -283,8 +283,35 @@ func (m *Machine) step() {
 	case op < 0xc0 && (op != 0xbe || m.version < 5): // short form, 0OP
 		m.pc = pc + 1
 		m.exec0(int(op & 0x0f))
-	default:
-		m.stepSlow()
+	case op == 0xbe || op == 0xec || op == 0xfa || uint(pc)+12 >= uint(len(mem)):
+		m.stepSlow() // extended form, two types bytes, or near the end
+	default: // variable form, one types byte: at most 1+1+8 bytes
+		tb := mem[pc+1]
+		p := pc + 2
+		n := 0
+	operands:
+		for shift := 6; shift >= 0; shift -= 2 {
+			switch (tb >> shift) & 3 {
+			case opLarge:
+				m.ops[n] = uint16(mem[p])<<8 | uint16(mem[p+1])
+				p += 2
+			case opSmall:
+				m.ops[n] = uint16(mem[p])
+				p++
+			case opVar:
+				m.ops[n] = m.readVar(int(mem[p]))
+				p++
+			default:
+				break operands
+			}
+			n++
+		}
+		m.pc = p
+		if op < 0xe0 {
+			m.exec2(int(op&0x1f), n)
+		} else {
+			m.execVar(int(op&0x1f), n)
+		}
 	}
 }
 
