@@ -63,16 +63,29 @@ func (m *Machine) Run() (w Wait, err error) {
 func (m *Machine) top() *frame { return &m.frames[len(m.frames)-1] }
 
 func (m *Machine) push(v uint16) {
-	if len(m.stack) >= 65535 {
+	if len(m.stack) >= maxStack {
 		m.fault("stack overflow")
 		return
 	}
 	m.stack = append(m.stack, v)
 }
 
+// syncFrame caches the current frame's locals and evaluation-stack base
+// (after every change of m.frames). The stack's capacity never grows (see
+// maxStack), so the locals slice stays valid while values are pushed.
+func (m *Machine) syncFrame() {
+	f := &m.frames[len(m.frames)-1]
+	end := f.base + f.nLocals
+	m.locals = m.stack[f.base:end:end]
+	m.evalBase = end
+}
+
+// maxStack is the capacity of the value stack (locals and evaluation
+// stacks of all frames), allocated once.
+const maxStack = 65535
+
 func (m *Machine) pop() uint16 {
-	f := m.top()
-	if len(m.stack) <= f.base+f.nLocals {
+	if len(m.stack) <= m.evalBase {
 		m.fault("stack underflow")
 		return 0
 	}
@@ -82,8 +95,7 @@ func (m *Machine) pop() uint16 {
 }
 
 func (m *Machine) peek() *uint16 {
-	f := m.top()
-	if len(m.stack) <= f.base+f.nLocals {
+	if len(m.stack) <= m.evalBase {
 		m.fault("stack underflow")
 		return &m.scratch
 	}
@@ -95,12 +107,11 @@ func (m *Machine) readVar(v int) uint16 {
 	case v == 0:
 		return m.pop()
 	case v < 16:
-		f := m.top()
-		if v > f.nLocals {
-			m.fault("read of local %d in a routine with %d locals", v, f.nLocals)
+		if v > len(m.locals) {
+			m.fault("read of local %d in a routine with %d locals", v, len(m.locals))
 			return 0
 		}
-		return m.stack[f.base+v-1]
+		return m.locals[v-1]
 	default:
 		a := m.hdr.Globals + 2*(v-16)
 		return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
@@ -112,12 +123,11 @@ func (m *Machine) writeVar(v int, x uint16) {
 	case v == 0:
 		m.push(x)
 	case v < 16:
-		f := m.top()
-		if v > f.nLocals {
-			m.fault("write of local %d in a routine with %d locals", v, f.nLocals)
+		if v > len(m.locals) {
+			m.fault("write of local %d in a routine with %d locals", v, len(m.locals))
 			return
 		}
-		m.stack[f.base+v-1] = x
+		m.locals[v-1] = x
 	default:
 		a := m.hdr.Globals + 2*(v-16)
 		m.mem[a], m.mem[a+1] = byte(x>>8), byte(x)
@@ -199,7 +209,7 @@ func (m *Machine) call(paddr uint16, args []uint16, store int) {
 		m.fault("call stack overflow (4096 frames)")
 		return
 	}
-	if len(m.stack)+n >= 65535 {
+	if len(m.stack)+n >= maxStack {
 		m.fault("stack overflow")
 		return
 	}
@@ -216,6 +226,7 @@ func (m *Machine) call(paddr uint16, args []uint16, store int) {
 		m.stack = append(m.stack, x)
 	}
 	m.frames = append(m.frames, frame{retPC: m.pc, store: store, base: base, nLocals: n, nArgs: len(args)})
+	m.syncFrame()
 	m.pc = a
 }
 
@@ -228,6 +239,7 @@ func (m *Machine) ret(x uint16) {
 	f := m.frames[len(m.frames)-1]
 	m.frames = m.frames[:len(m.frames)-1]
 	m.stack = m.stack[:f.base]
+	m.syncFrame()
 	m.pc = f.retPC
 	if f.store >= 0 {
 		m.writeVar(f.store, x)
@@ -540,6 +552,7 @@ func (m *Machine) exec2(op int, n int) {
 			return
 		}
 		m.frames = m.frames[:b]
+		m.syncFrame()
 		m.ret(a)
 	default:
 		m.illegal("2OP", op)

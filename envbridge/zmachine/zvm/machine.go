@@ -59,6 +59,7 @@ func (m *Machine) restoreState(s *Snapshot, keepOutput bool) {
 	copy(m.mem[:m.dyn], s.dyn)
 	m.stack = append(m.stack[:0], s.stack...)
 	m.frames = append(m.frames[:0], s.frames...)
+	m.syncFrame()
 	m.pc = s.pc
 	m.rng = s.rng
 	main := m.screen.main

@@ -59,6 +59,8 @@ type Machine struct {
 	ops          [8]uint16 // operands of the current instruction
 	callArgs     [7]uint16
 	scratch      uint16
+	locals       []uint16 // the current frame's locals (a window on stack)
+	evalBase     int      // index in stack of the current frame's evaluation stack
 	decodeBudget int
 	executed     uint64 // instructions executed by Run, in all
 
@@ -263,7 +265,7 @@ func Load(story []byte, opt Options) (*Machine, error) {
 	if err := m.initDictionary(); err != nil {
 		return nil, err
 	}
-	m.stack = make([]uint16, 0, 1024)
+	m.stack = make([]uint16, 0, maxStack)
 	m.frames = make([]frame, 0, 64)
 	m.strCache = make(map[int]cachedString)
 	m.restart()
@@ -281,6 +283,7 @@ func (m *Machine) restart() {
 	copy(m.mem[:m.dyn], m.story)
 	m.stack = m.stack[:0]
 	m.frames = append(m.frames[:0], frame{retPC: 0, store: -1})
+	m.syncFrame()
 	m.pc = m.hdr.InitialPC
 	m.rng.seed(m.opt.Seed)
 	m.screen.reset(m.version, m.opt.Width)

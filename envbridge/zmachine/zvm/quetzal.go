@@ -203,6 +203,9 @@ func (m *Machine) RestoreQuetzal(b []byte) error {
 	if len(frames) == 0 {
 		return errors.New("zvm: Quetzal: empty stack")
 	}
+	if len(stack) >= maxStack {
+		return fmt.Errorf("zvm: Quetzal: %d stack words, more than the %d this interpreter holds", len(stack), maxStack)
+	}
 	if m.version != 6 && (frames[0].nLocals != 0) {
 		return errors.New("zvm: Quetzal: first frame has locals (not a dummy frame)")
 	}
@@ -212,6 +215,7 @@ func (m *Machine) RestoreQuetzal(b []byte) error {
 	copy(m.mem[:m.dyn], dyn)
 	m.stack = append(m.stack[:0], stack...)
 	m.frames = append(m.frames[:0], frames...)
+	m.syncFrame()
 	m.pc = pc
 	m.setHeaderFields(keep)
 	m.err, m.halted, m.waiting, m.stop = nil, false, false, false
