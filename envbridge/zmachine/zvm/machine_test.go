@@ -128,6 +128,13 @@ func TestRunTimeErrors(t *testing.T) {
 		t.Error("Input after an error succeeded")
 	}
 	m.Restore(start)
+	if err := m.Input("poke"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Run(); err == nil || !strings.Contains(err.Error(), "write of word 0xfff0 outside dynamic memory") || !strings.Contains(err.Error(), "pc 0x") {
+		t.Fatalf("Run after poke = %v, want an out-of-range write error naming the PC", err)
+	}
+	m.Restore(start)
 	if err := m.Input("loop"); err != nil {
 		t.Fatal(err)
 	}
