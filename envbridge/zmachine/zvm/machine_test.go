@@ -409,3 +409,14 @@ func TestUndo(t *testing.T) {
 		t.Errorf("undo after Restore: the coin is in %q, want the Hall (the snapshot's undo slot)", m.Object(p).Name)
 	}
 }
+
+// TestTables: scan_table, copy_table and print_table (testdata/small.inf
+// "tables"); the expected text is what dfrotz 2.54 prints for it.
+func TestTables(t *testing.T) {
+	m := loadSmall(t, Options{})
+	_, out := do(t, m, "tables")
+	want := "w4 b2 f4 n0\nababcdgh\n00 abcdgh\nabc\ndgh\n"
+	if !strings.HasPrefix(out, want) {
+		t.Errorf("tables printed %q, want %q", out, want)
+	}
+}
