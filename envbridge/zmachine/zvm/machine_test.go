@@ -296,6 +296,17 @@ func TestStatusAndStreams(t *testing.T) {
 	if len(st) == 0 || !strings.Contains(st[0], "Hall") {
 		t.Errorf("v5 status = %q, want the library's status line naming Hall", st)
 	}
+	w, out := do(t, m, "draw")
+	if st := m.Output().Status; w != WaitKey || len(st) != 2 || !strings.HasPrefix(st[0], "UPPER LINE ONE ") || st[1] != "  two" || !strings.Contains(out, "Drawn.") {
+		t.Errorf("draw: %v %q, upper window %q; want WaitKey, line 1 over the library's status line, line 2 \"  two\"", w, out, st)
+	}
+	if err := m.Key(' '); err != nil {
+		t.Fatal(err)
+	}
+	m.Run()
+	if out := m.Output().Main; !strings.Contains(out, "Erased.") {
+		t.Errorf("after the key: %q", out)
+	}
 	_, out = do(t, m, "store")
 	if !strings.Contains(out, "Stored 5: hello") {
 		t.Errorf("stream 3: %q", out)
