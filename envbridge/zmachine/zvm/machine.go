@@ -98,8 +98,10 @@ func (m *Machine) Snapshot() *Snapshot {
 }
 
 // Restore returns the machine to exactly the state of s (taken from this
-// machine); the output buffer is cleared and any error (ErrBudget) is
-// forgotten.
+// machine or another one of the same story); the output buffer is cleared
+// and any error (ErrBudget) is forgotten. A nil snapshot, or one of a story
+// whose dynamic memory has another size, is ignored (Restore has no error
+// to return).
 func (m *Machine) Restore(s *Snapshot) {
 	if s == nil || len(s.dyn) != m.dyn {
 		return

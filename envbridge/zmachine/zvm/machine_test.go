@@ -431,3 +431,24 @@ func TestTables(t *testing.T) {
 		t.Errorf("tables printed %q, want %q", out, want)
 	}
 }
+
+func TestHeader(t *testing.T) {
+	dir, _ := jerichoGames(t)
+	z, err := Load(readStory(t, filepath.Join(dir, "zork1.z5")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := z.Header()
+	if h.Version != 3 || z.Version() != 3 || h.Release != 88 || h.Serial != "840726" {
+		t.Errorf("zork1 header: version %d release %d serial %q, want 3, 88, 840726", h.Version, h.Release, h.Serial)
+	}
+	if z.NumObjects() != 250 {
+		t.Errorf("zork1 has %d objects, want 250", z.NumObjects())
+	}
+	if got := z.ReadWord(0x0c); int(got) != h.Globals {
+		t.Errorf("ReadWord(0x0c) = %#x, header globals %#x", got, h.Globals)
+	}
+	if z.PeekByte(-1) != 0 || z.PeekByte(1<<20) != 0 || z.Global(240) != 0 {
+		t.Error("reads outside memory or the globals are not 0")
+	}
+}
