@@ -87,3 +87,50 @@ func FuzzInput(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRestoreQuetzal restores mutated Quetzal files into the small game:
+// RestoreQuetzal returns an error or a machine that runs (errors allowed,
+// panics not); a failed restore leaves the machine as it was.
+func FuzzRestoreQuetzal(f *testing.F) {
+	m, err := Load(small(f), Options{Budget: 100_000})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := m.Run(); err != nil {
+		f.Fatal(err)
+	}
+	start := m.Snapshot()
+	q0, err := m.SaveQuetzal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(q0)
+	m.Input("take coin")
+	m.Run()
+	q1, err := m.SaveQuetzal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(q1)
+	f.Add([]byte("FORM\x00\x00\x00\x04IFZS"))
+	f.Fuzz(func(t *testing.T, q []byte) {
+		m.Restore(start)
+		h := m.WorldHash()
+		if err := m.RestoreQuetzal(q); err != nil {
+			if strings.Contains(err.Error(), "internal error") {
+				t.Fatal(err)
+			}
+			if m.WorldHash() != h {
+				t.Fatalf("a failed RestoreQuetzal (%v) changed the world", err)
+			}
+			return
+		}
+		m.Output()
+		if err := m.Input("look"); err != nil {
+			return
+		}
+		if _, err := m.Run(); err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatal(err)
+		}
+	})
+}
