@@ -103,3 +103,19 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkWorldHash measures WorldHash on zork1 (the driver's valid-action
+// search calls it once per candidate).
+func BenchmarkWorldHash(b *testing.B) {
+	dir, games := jerichoGames(b)
+	g := games["zork1.z5"]
+	m, err := Load(readStory(b, filepath.Join(dir, "zork1.z5")), Options{Seed: g.Seed})
+	if err != nil {
+		b.Fatal(err)
+	}
+	play(b, m, g.Walkthrough[:10])
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		m.WorldHash()
+	}
+}

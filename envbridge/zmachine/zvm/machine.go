@@ -1,9 +1,9 @@
 package zvm
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strings"
 )
 
@@ -290,13 +290,28 @@ func (m *Machine) Dictionary() []DictWord {
 
 // WorldHash hashes the object tree (parents, siblings, children, attributes,
 // properties: the entries and their property tables, all in dynamic memory)
-// and the globals (FNV-1a): equal hashes mean the world did not change.
+// and the globals: equal hashes mean the world did not change. The hash is
+// deterministic (the same state gives the same value in every process).
 func (m *Machine) WorldHash() uint64 {
-	h := fnv.New64a()
-	start := m.hdr.ObjectTable
+	start, end := m.hdr.ObjectTable, m.worldEnd()
+	h := hashBytes(0x9e3779b97f4a7c15, m.mem[start:end])
+	g := m.hdr.Globals
+	return hashBytes(h, m.mem[g:g+480])
+}
+
+// worldEnd is the end of the object entries and their property tables. The
+// layout is computed once and again only when a property-table pointer
+// changes (which games do not do, but the check is cheap).
+func (m *Machine) worldEnd() int {
+	var sum uint64
+	for id := 1; id <= m.numObjects; id++ {
+		a := m.objTable + id*m.objSize - 2
+		sum = sum*31 + (uint64(m.mem[a])<<8 | uint64(m.mem[a+1]))
+	}
+	if m.worldEndValid && sum == m.worldPtrSum {
+		return m.worldEndAt
+	}
 	end := m.objTable + m.numObjects*m.objSize
-	// property tables follow the entries; hash them up to the end of the
-	// highest one
 	hi := end
 	for id := 1; id <= m.numObjects; id++ {
 		a := m.objTable + (id-1)*m.objSize
@@ -332,8 +347,22 @@ func (m *Machine) WorldHash() uint64 {
 			hi = min(q, m.dyn)
 		}
 	}
-	h.Write(m.mem[start:hi])
-	g := m.hdr.Globals
-	h.Write(m.mem[g : g+480])
-	return h.Sum64()
+	m.worldEndAt, m.worldPtrSum, m.worldEndValid = hi, sum, true
+	return hi
+}
+
+// hashBytes mixes b into h eight bytes at a time (a multiply-xorshift hash:
+// fast, deterministic, good enough to tell states apart).
+func hashBytes(h uint64, b []byte) uint64 {
+	const k = 0xff51afd7ed558ccd
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * k
+		h ^= h >> 32
+		b = b[8:]
+	}
+	for _, c := range b {
+		h = (h ^ uint64(c)) * k
+		h ^= h >> 32
+	}
+	return (h ^ uint64(len(b))) * k
 }

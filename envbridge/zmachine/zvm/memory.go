@@ -64,6 +64,12 @@ type Machine struct {
 	decodeBudget int
 	executed     uint64 // instructions executed by Run, in all
 
+	// WorldHash's range: the end of the property tables, and the property
+	// pointers it was computed from
+	worldEndAt    int
+	worldPtrSum   uint64
+	worldEndValid bool
+
 	saveSlot   *Snapshot // the game's own save opcodes write here
 	undoSlot   *Snapshot // save_undo / restore_undo
 	undoShared bool      // a Snapshot holds undoSlot: do not reuse its buffers
