@@ -85,12 +85,12 @@ func (m *Machine) syncFrame() {
 const maxStack = 65535
 
 func (m *Machine) pop() uint16 {
-	if len(m.stack) <= m.evalBase {
-		m.fault("stack underflow")
-		return 0
+	n := len(m.stack) - 1
+	if n < m.evalBase {
+		return m.underflow()
 	}
-	v := m.stack[len(m.stack)-1]
-	m.stack = m.stack[:len(m.stack)-1]
+	v := m.stack[n]
+	m.stack = m.stack[:n]
 	return v
 }
 
@@ -103,19 +103,17 @@ func (m *Machine) peek() *uint16 {
 }
 
 func (m *Machine) readVar(v int) uint16 {
-	switch {
-	case v == 0:
-		return m.pop()
-	case v < 16:
-		if v > len(m.locals) {
-			m.fault("read of local %d in a routine with %d locals", v, len(m.locals))
-			return 0
-		}
-		return m.locals[v-1]
-	default:
+	if v >= 16 {
 		a := m.hdr.Globals + 2*(v-16)
 		return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
 	}
+	if v == 0 {
+		return m.pop()
+	}
+	if v > len(m.locals) {
+		return m.localFault(v, false)
+	}
+	return m.locals[v-1]
 }
 
 func (m *Machine) writeVar(v int, x uint16) {
@@ -124,7 +122,7 @@ func (m *Machine) writeVar(v int, x uint16) {
 		m.push(x)
 	case v < 16:
 		if v > len(m.locals) {
-			m.fault("write of local %d in a routine with %d locals", v, len(m.locals))
+			m.localFault(v, true)
 			return
 		}
 		m.locals[v-1] = x
@@ -152,13 +150,36 @@ func (m *Machine) writeVarInd(v int, x uint16) {
 }
 
 func (m *Machine) fetch() byte {
-	if uint(m.pc) >= uint(len(m.mem)) {
-		m.fault("program counter %#x outside memory", m.pc)
-		return 0
+	pc := m.pc
+	if uint(pc) < uint(len(m.mem)) {
+		m.pc = pc + 1
+		return m.mem[pc]
 	}
-	b := m.mem[m.pc]
-	m.pc++
-	return b
+	return m.pcFault()
+}
+
+// The fault helpers below keep the hot accessors small enough to inline.
+
+//go:noinline
+func (m *Machine) pcFault() byte {
+	m.fault("program counter %#x outside memory", m.pc)
+	return 0
+}
+
+//go:noinline
+func (m *Machine) localFault(v int, write bool) uint16 {
+	what := "read"
+	if write {
+		what = "write"
+	}
+	m.fault("%s of local %d in a routine with %d locals", what, v, len(m.locals))
+	return 0
+}
+
+//go:noinline
+func (m *Machine) underflow() uint16 {
+	m.fault("stack underflow")
+	return 0
 }
 
 func (m *Machine) store(x uint16) {

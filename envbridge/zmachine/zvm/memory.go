@@ -91,18 +91,22 @@ func (m *Machine) fault(format string, args ...any) {
 
 func (m *Machine) rb(a int) byte {
 	if uint(a) >= uint(len(m.mem)) {
-		m.fault("read of byte %#x outside memory (size %#x)", a, len(m.mem))
-		return 0
+		return byte(m.readFault("byte", a))
 	}
 	return m.mem[a]
 }
 
 func (m *Machine) rw(a int) uint16 {
-	if uint(a)+1 >= uint(len(m.mem)) {
-		m.fault("read of word %#x outside memory (size %#x)", a, len(m.mem))
-		return 0
+	if mem := m.mem; uint(a)+1 < uint(len(mem)) {
+		return uint16(mem[a])<<8 | uint16(mem[a+1])
 	}
-	return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
+	return m.readFault("word", a)
+}
+
+//go:noinline
+func (m *Machine) readFault(what string, a int) uint16 {
+	m.fault("read of %s %#x outside memory (size %#x)", what, a, len(m.mem))
+	return 0
 }
 
 func (m *Machine) wb(a int, v byte) {
