@@ -308,7 +308,7 @@ func TestStatusAndStreams(t *testing.T) {
 		t.Errorf("after the key: %q", out)
 	}
 	_, out = do(t, m, "store")
-	if !strings.Contains(out, "Stored 5: hello") {
+	if !strings.Contains(out, "Stored 5: hello; nested 5: inner") {
 		t.Errorf("stream 3: %q", out)
 	}
 	// v3: zork1's status-line globals
