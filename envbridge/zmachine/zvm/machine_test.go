@@ -168,6 +168,22 @@ func TestInputErrors(t *testing.T) {
 	}
 }
 
+// TestTimedInput: a read_char with a timer routine is answered as if no
+// time passes: the routine never runs.
+func TestTimedInput(t *testing.T) {
+	m := loadSmall(t, Options{})
+	if w, out := do(t, m, "timed"); w != WaitKey || !strings.Contains(out, "Quick!") {
+		t.Fatalf("timed: %v %q, want WaitKey", w, out)
+	}
+	if err := m.Key('z'); err != nil {
+		t.Fatal(err)
+	}
+	m.Run()
+	if out := m.Output().Main; !strings.Contains(out, "Got 122.") || strings.Contains(out, "tick") {
+		t.Errorf("after the key: %q, want Got 122. and no tick", out)
+	}
+}
+
 func TestSnapshotRestoreAndWorldHash(t *testing.T) {
 	m := loadSmall(t, Options{})
 	h0 := m.WorldHash()
