@@ -149,22 +149,22 @@ func (m *Machine) writeVarInd(v int, x uint16) {
 	m.writeVar(v, x)
 }
 
+// fetch reads the next byte of the current instruction. step checks that
+// the instruction starts inside memory; no instruction is longer than
+// codeSlack bytes, and m.code is memory followed by that many zeros, so
+// fetch needs no check of its own (and is small enough to inline).
 func (m *Machine) fetch() byte {
 	pc := m.pc
-	if uint(pc) < uint(len(m.mem)) {
-		m.pc = pc + 1
-		return m.mem[pc]
-	}
-	return m.pcFault()
+	m.pc = pc + 1
+	return m.code[pc]
 }
+
+// codeSlack is the zero padding after memory in m.code: more than the
+// longest instruction (opcode, 2 types bytes, 8 two-byte operands, a store
+// byte and 2 branch bytes: 22 bytes).
+const codeSlack = 32
 
 // The fault helpers below keep the hot accessors small enough to inline.
-
-//go:noinline
-func (m *Machine) pcFault() byte {
-	m.fault("program counter %#x outside memory", m.pc)
-	return 0
-}
 
 //go:noinline
 func (m *Machine) localFault(v int, write bool) uint16 {
@@ -280,6 +280,10 @@ func (m *Machine) step() {
 	pc := m.pc
 	m.opPC = pc
 	mem := m.mem
+	if uint(pc) >= uint(len(mem)) {
+		m.fault("program counter %#x outside memory", pc)
+		return
+	}
 	if uint(pc)+3 >= uint(len(mem)) {
 		m.stepSlow()
 		return

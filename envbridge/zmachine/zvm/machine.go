@@ -24,6 +24,20 @@ type Snapshot struct {
 	readN   int
 	readPC  int
 	undo    *Snapshot // the game's save_undo slot at that moment
+	ident   storyIdent
+}
+
+// storyIdent tells stories apart: Restore ignores a snapshot of another.
+type storyIdent struct {
+	release, checksum uint16
+	serial            [6]byte
+	size              int
+}
+
+func (m *Machine) ident() storyIdent {
+	id := storyIdent{release: uint16(m.hdr.Release), checksum: m.hdr.Checksum, size: len(m.mem)}
+	copy(id.serial[:], m.hdr.Serial)
+	return id
 }
 
 func (m *Machine) snapshot() *Snapshot {
@@ -93,17 +107,18 @@ func (m *Machine) restoreState(s *Snapshot, keepOutput bool) {
 func (m *Machine) Snapshot() *Snapshot {
 	s := m.snapshot()
 	s.undo = m.undoSlot
+	s.ident = m.ident()
 	m.undoShared = true
 	return s
 }
 
 // Restore returns the machine to exactly the state of s (taken from this
 // machine or another one of the same story); the output buffer is cleared
-// and any error (ErrBudget) is forgotten. A nil snapshot, or one of a story
-// whose dynamic memory has another size, is ignored (Restore has no error
-// to return).
+// and any error (ErrBudget) is forgotten. A nil snapshot, or one of
+// another story (release, serial, checksum or size differ), is ignored
+// (Restore has no error to return).
 func (m *Machine) Restore(s *Snapshot) {
-	if s == nil || len(s.dyn) != m.dyn {
+	if s == nil || s.ident != m.ident() || len(s.dyn) != m.dyn {
 		return
 	}
 	m.restoreState(s, false)

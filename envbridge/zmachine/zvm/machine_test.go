@@ -468,3 +468,22 @@ func TestHeader(t *testing.T) {
 		t.Error("reads outside memory or the globals are not 0")
 	}
 }
+
+// TestRestoreOtherStory: a snapshot of another story is ignored.
+func TestRestoreOtherStory(t *testing.T) {
+	m := loadSmall(t, Options{})
+	other, err := Load(compile(t, "mini", 5), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Run()
+	h := m.WorldHash()
+	m.Restore(other.Snapshot())
+	m.Restore(nil)
+	if m.WorldHash() != h {
+		t.Fatal("Restore of another story's snapshot changed the machine")
+	}
+	if _, out := do(t, m, "look"); !strings.Contains(out, "Hall") {
+		t.Errorf("look after the ignored Restore: %q", out)
+	}
+}

@@ -19,6 +19,7 @@ type Machine struct {
 	opt     Options
 	story   []byte // the story file as loaded (for restart, verify and Quetzal)
 	mem     []byte // the whole memory: dynamic [0, dyn), then static and high
+	code    []byte // mem followed by codeSlack zero bytes (see fetch)
 	dyn     int    // size of dynamic memory (header word 0x0e)
 	hdr     Header
 	version int
@@ -231,7 +232,8 @@ func Load(story []byte, opt Options) (*Machine, error) {
 		}
 		size = flen
 	}
-	m.mem = make([]byte, size)
+	m.code = make([]byte, size+codeSlack)
+	m.mem = m.code[:size:size]
 	copy(m.mem, story)
 	m.dyn = h.StaticMem
 	check := func(name string, addr, limit int) error {
