@@ -235,17 +235,23 @@ func (m *Machine) call(paddr uint16, args []uint16, store int) {
 		return
 	}
 	base := len(m.stack)
-	for i := 0; i < n; i++ {
-		var x uint16
-		if m.version <= 4 {
-			x = m.rw(a)
+	m.stack = m.stack[:base+n] // within the capacity (maxStack)
+	locals := m.stack[base : base+n]
+	if m.version <= 4 {
+		// initial values follow the locals count (§5.2.1)
+		if a+2*n > len(m.mem) {
+			m.stack = m.stack[:base]
+			m.fault("routine at %#x runs past the end of memory", a-1)
+			return
+		}
+		for i := range locals {
+			locals[i] = uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
 			a += 2
 		}
-		if i < len(args) {
-			x = args[i]
-		}
-		m.stack = append(m.stack, x)
+	} else {
+		clear(locals)
 	}
+	copy(locals, args)
 	m.frames = append(m.frames, frame{retPC: m.pc, store: store, base: base, nLocals: n, nArgs: len(args)})
 	m.syncFrame()
 	m.pc = a

@@ -16,13 +16,14 @@ type frame struct {
 
 // Machine is one running Z-machine. It is not safe for concurrent use.
 type Machine struct {
-	opt     Options
-	story   []byte // the story file as loaded (for restart, verify and Quetzal)
-	mem     []byte // the whole memory: dynamic [0, dyn), then static and high
-	code    []byte // mem followed by codeSlack zero bytes (see fetch)
-	dyn     int    // size of dynamic memory (header word 0x0e)
-	hdr     Header
-	version int
+	opt       Options
+	story     []byte // the story file as loaded (for restart, verify and Quetzal)
+	mem       []byte // the whole memory: dynamic [0, dyn), then static and high
+	code      []byte // mem followed by codeSlack zero bytes (see fetch)
+	dyn       int    // size of dynamic memory (header word 0x0e)
+	hdr       Header
+	version   int
+	packShift int // packed address to byte address: 2, 4 or 8 times (§1.2.3)
 
 	pc     int
 	opPC   int // the address of the instruction being executed (for errors)
@@ -129,20 +130,14 @@ func (m *Machine) ww(a int, v uint16) {
 
 // unpack turns a packed address into a byte address (§1.2.3).
 func (m *Machine) unpack(p uint16, kind int) int {
-	a := int(p)
-	switch m.version {
-	case 1, 2, 3:
-		return 2 * a
-	case 4, 5:
-		return 4 * a
-	case 6, 7:
+	a := int(p) << m.packShift
+	if m.version == 7 {
 		if kind == packedRoutine {
-			return 4*a + 8*m.hdr.RoutineOffset
+			return a + 8*m.hdr.RoutineOffset
 		}
-		return 4*a + 8*m.hdr.StringOffset
-	default:
-		return 8 * a
+		return a + 8*m.hdr.StringOffset
 	}
+	return a
 }
 
 // maxStorySize is the largest story file of each version (§1.1.4).
@@ -188,6 +183,14 @@ func Load(story []byte, opt Options) (*Machine, error) {
 		opt.Width = 255
 	}
 	m := &Machine{opt: opt, version: v}
+	switch {
+	case v <= 3:
+		m.packShift = 1
+	case v <= 7:
+		m.packShift = 2
+	default:
+		m.packShift = 3
+	}
 	m.story = append([]byte(nil), story...)
 	word := func(a int) int { return int(story[a])<<8 | int(story[a+1]) }
 	h := Header{
