@@ -84,8 +84,9 @@
 // unusable (Run returns the error again) until Restore. A panic would be a
 // bug: Run recovers one as a last resort and reports it as an "internal
 // error" with the PC, and the fuzz targets fail on that. One Run executes
-// at most Options.Budget instructions (ErrBudget), prints at most 8 MiB,
-// and one string decodes at most 65,536 words (abbreviations included).
+// at most Options.Budget instructions (ErrBudget); at most 8 MiB of text
+// may wait in the output buffer (Output empties it), and one string decodes
+// at most 65,536 words (abbreviations included): beyond, a run-time error.
 //
 // # Quetzal
 //

@@ -106,8 +106,9 @@ func (s *screen) putUpper(r rune) {
 	s.curCol++
 }
 
-// maxOutput bounds the text one Run may print (a runaway game printing in
-// a loop would otherwise fill memory before the budget stops it).
+// maxOutput bounds the text waiting in the output buffer (a runaway game
+// printing in a loop would otherwise fill memory before the budget stops
+// it); Output empties the buffer.
 const maxOutput = 8 << 20
 
 // printZ sends one output ZSCII character to the active streams.
