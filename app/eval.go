@@ -81,6 +81,9 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
+	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
 	tasks, err := suite.Tasks(cfg.Split)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))

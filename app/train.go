@@ -49,11 +49,14 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
+	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
 	tasks, err := suite.Tasks(envbridge.SplitTrain)
 	if err != nil {
 		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
 	}
-	tasks = runner.PerType(tasks, cfg.PerType)
+	tasks = TrainingTasks(suite, tasks, cfg.PerType, cfg.Seed)
 	backend, err := NewBackend(cfg)
 	if err != nil {
 		return nil, err

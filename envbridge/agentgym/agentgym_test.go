@@ -25,6 +25,7 @@ type fakeServer struct {
 	kind   Kind
 	limit  int // ALFWorld's own step limit
 	mu     sync.Mutex
+	resets int // /reset answers given
 	envs   map[int]*fakeEnv
 	next   int
 	status int // when non-zero, every answer has this HTTP status
@@ -38,6 +39,35 @@ type fakeEnv struct {
 	done        bool
 	obs         string
 	actions     []string
+}
+
+// fakeGame is one task index of the fake server, described as the real
+// servers describe theirs: ALFWorld by the game path it returns as
+// "task_type" (the last two folders of .../json_2.1.1/train/<type-...>/<trial>/game.tw-pddl)
+// and the goal sentence of its first observation; ScienceWorld by
+// "task_name", "var_num" and "task_description".
+type fakeGame struct {
+	path, goal string // ALFWorld
+	name, desc string // ScienceWorld
+	variation  int
+}
+
+var alfGames = []fakeGame{
+	{path: "pick_and_place_simple-Apple-None-Fridge-10/trial_T20190906_001", goal: "put an apple in fridge."},
+	{path: "pick_cool_then_place_in_recep-Apple-None-Fridge-10/trial_T20190907_002", goal: "cool some apple and put it in fridge."},
+	{path: "pick_and_place_simple-Mug-None-Desk-301/trial_T20190908_003", goal: "put a mug in desk."},
+	{path: "look_at_obj_in_light-Book-None-DeskLamp-302/trial_T20190909_004", goal: "look at book under the desklamp."},
+	{path: "pick_cool_then_place_in_recep-Mug-None-CoffeeMachine-23/trial_T20190908_143209_571893", goal: "cool some mug and put it in coffeemachine."},
+	{path: "pick_and_place_simple-Pillow-None-ArmChair-317/trial_T20190918_005", goal: "put some pillow on armchair."},
+}
+
+var sciGames = []fakeGame{
+	{name: "boil", variation: 0, desc: "Your task is to boil water."},
+	{name: "boil", variation: 1, desc: "Your task is to boil chocolate."},
+	{name: "boil", variation: 2, desc: "Your task is to boil ice cream."},
+	{name: "find-plant", variation: 0, desc: "Your task is to find a(n) plant. First, focus on the thing."},
+	{name: "find-plant", variation: 1, desc: "Your task is to find a(n) plant. Then move it to the red box."},
+	{name: "chemistry-mix", variation: 0, desc: "Your task is to use chemistry to create salt water."},
 }
 
 func newFake(t *testing.T, kind Kind) (*fakeServer, *httptest.Server) {
@@ -101,16 +131,24 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(`world_type must be one of "Text", "Embody" and "Hybrid"`)
 			return
 		}
-		if game < 0 || game > 2 {
+		games := alfGames
+		if f.kind == ScienceWorld {
+			games = sciGames
+		}
+		if game < 0 || game >= len(games) {
 			fail("list index out of range")
 			return
 		}
-		*env = fakeEnv{game: game, obs: fmt.Sprintf("You are in room %d. Your task is to: put an apple in the fridge.", game),
+		f.resets++
+		g := games[game]
+		// ALFWorld's server drops the welcome banner and joins the rest
+		// with single newlines: the room, then the goal sentence.
+		*env = fakeEnv{game: game, obs: fmt.Sprintf("You are in room %d. Looking quickly around you, you see a fridge 1.\nYour task is to: %s", game, g.goal),
 			actions: []string{"look", "put apple in fridge", "take apple"}}
 		if f.kind == ALFWorld {
-			enc.Encode(map[string]any{"id": body.ID, "observation": env.obs, "available_actions": env.actions, "task_type": "pick_and_place_simple/x"})
+			enc.Encode(map[string]any{"id": body.ID, "observation": env.obs, "available_actions": env.actions, "task_type": g.path})
 		} else {
-			enc.Encode(map[string]any{"task_name": "boil", "var_num": game, "task_description": "Your task is to boil water.",
+			enc.Encode(map[string]any{"task_name": g.name, "var_num": g.variation, "task_description": g.desc,
 				"observation": "This room is called the kitchen.", "reward": 0, "score": 0, "deleted": false, "done": false})
 		}
 	case "/step":
