@@ -22,17 +22,21 @@ import (
 
 // EvalResult is one method's evaluation (one JSON object per method with -json).
 type EvalResult struct {
-	Method      string   `json:"method"`
-	Split       string   `json:"split"`
-	Tasks       int      `json:"tasks"`
-	SuccessRate float64  `json:"success_rate"`
-	AvgScore    float64  `json:"avg_score"`
-	SPL         *float64 `json:"spl"`
-	SPLPaper    *float64 `json:"spl_paper,omitempty"`
-	AvgSteps    float64  `json:"avg_steps"`
-	Errors      int      `json:"errors"`
-	Tokens      int64    `json:"tokens"`
-	CostUSD     float64  `json:"cost_usd"`
+	Method      string  `json:"method"`
+	Split       string  `json:"split"`
+	Tasks       int     `json:"tasks"`
+	SuccessRate float64 `json:"success_rate"`
+	AvgScore    float64 `json:"avg_score"`
+	// SR and AR as seed 002 Table 1 reports them: success ratio (%) and
+	// average reward (score, of 100); see runner.Summary.
+	SR       float64  `json:"sr"`
+	AR       float64  `json:"ar"`
+	SPL      *float64 `json:"spl"`
+	SPLPaper *float64 `json:"spl_paper,omitempty"`
+	AvgSteps float64  `json:"avg_steps"`
+	Errors   int      `json:"errors"`
+	Tokens   int64    `json:"tokens"`
+	CostUSD  float64  `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
@@ -198,7 +202,7 @@ func evalSummary(name, split string, eps []runner.Episode, paper map[string]int,
 	s := runner.Summarize(eps, paper)
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
-		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors,
+		SR: s.SR, AR: s.AR, SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors,
 		Tokens: usage.Total.PromptTokens + usage.Total.CompletionTokens, CostUSD: usage.Total.CostUSD,
 		ByType: map[string]runner.Summary{}, Usage: usage,
 	}
@@ -284,6 +288,16 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 	fmt.Fprintln(w, "method\tsplit\ttasks\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\ttokens\tmemory")
 	for _, r := range results {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, r.Tokens, runner.FormatSize(r.Memory))
+	}
+	w.Flush()
+}
+
+// PrintTable1 writes seed 002 Table 1's columns for environments that keep
+// a score (ScienceWorld, Jericho): SR (%) and AR, one row per method.
+func PrintTable1(w *tabwriter.Writer, results []EvalResult) {
+	fmt.Fprintln(w, "method\tSR (%)\tAR")
+	for _, r := range results {
+		fmt.Fprintf(w, "%s\t%.1f\t%.1f\n", r.Method, r.SR, r.AR)
 	}
 	w.Flush()
 }

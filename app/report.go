@@ -51,7 +51,7 @@ func WriteReport(run, split string) ([]string, error) {
 		seen[r.Method] = true
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
-			Overall: runner.Summary{Tasks: r.Tasks, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
+			Overall: runner.Summary{Tasks: r.Tasks, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
 			ByType:  r.ByType, Tokens: r.Tokens, CostUSD: r.CostUSD, Memory: r.Memory,
 		}
 		if m.History, err = TrainingHistory(run, r.Method); err != nil {

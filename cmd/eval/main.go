@@ -81,7 +81,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout)
 			app.PrintByType(tw, res, false)
 			if cfg.Env.Kind != "household" {
-				// Games keep scores: the normalised score per game (seed 000 Sec. 4.1).
+				// Scored environments: SR and AR as seed 002 Table 1, and
+				// the normalised score per game (seed 000 Sec. 4.1).
+				fmt.Fprintln(stdout)
+				app.PrintTable1(tw, res)
 				fmt.Fprintln(stdout)
 				app.PrintByType(tw, res, true)
 			}
