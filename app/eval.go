@@ -43,6 +43,7 @@ type EvalResult struct {
 	ByType     map[string]runner.Summary `json:"by_type"`
 	Checkpoint string                    `json:"checkpoint,omitempty"`
 	Usage      llm.Report                `json:"usage"`
+	EvalRecord
 }
 
 // EpisodeRow is one evaluated episode in results.parquet.
@@ -61,6 +62,7 @@ type EpisodeRow struct {
 	OracleSteps int64   `parquet:"oracle_steps"`
 	SPL         float64 `parquet:"spl"`
 	Error       string  `parquet:"error"`
+	RowRecord
 }
 
 // ResultsFile and SummaryFile are written to <run>/eval/<split>/.
@@ -107,7 +109,10 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 		return nil, err
 	}
 	defer backend.Close()
-	outDir := filepath.Join(cfg.Run, "eval", cfg.Split)
+	outDir, overrides, err := EvalDir(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("eval directory: %w", err)
 	}
@@ -145,6 +150,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 			return results, fmt.Errorf("eval %s: %w", name, err)
 		}
 	}
+	recordSettings(cfg, overrides, results, rows)
 	if err := checkpoints.WriteFile(ctx, filepath.Join(outDir, ResultsFile), rows, checkpoints.WriteOptions{}); err != nil {
 		return results, fmt.Errorf("write results: %w", err)
 	}
@@ -155,7 +161,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 		return results, err
 	}
 	fmt.Fprintf(io.Err, "results: %s\n", outDir)
-	if _, err := WriteReport(cfg.Run, cfg.Split); err != nil {
+	if _, err := WriteReport(cfg.Run, filepath.Base(outDir)); err != nil {
 		return results, err
 	}
 	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(cfg.Run, ReportDir, report.MarkdownFile))
@@ -225,6 +231,7 @@ func episodeRows(name, split string, eps []runner.Episode, paper map[string]int)
 			Method: name, Split: split, TaskID: e.Task.ID, Type: e.Task.Type, Goal: e.Task.Goal,
 			Won: o.Won && o.Err == "", Lost: o.Lost, Truncated: o.Truncated, Score: o.Score, MaxScore: o.MaxScore,
 			Steps: int64(o.Steps), OracleSteps: int64(e.Task.OracleSteps), SPL: spl, Error: o.Err,
+			RowRecord: RowRecord{MaxSteps: int64(e.Task.MaxSteps)},
 		}
 	}
 	return rows

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -56,7 +57,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	lists.Finish(true)
 	if *reportOnly {
-		files, err := app.WriteReport(cfg.Run, cfg.Split)
+		dir, _, err := app.EvalDir(cfg)
+		if err != nil {
+			return cli.Code(err, stderr, "eval")
+		}
+		files, err := app.WriteReport(cfg.Run, filepath.Base(dir))
 		for _, f := range files {
 			fmt.Fprintln(stdout, f)
 		}

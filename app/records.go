@@ -1,0 +1,179 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/samem/trainer/envbridge/agentgym"
+	"github.com/samem/trainer/envbridge/household"
+)
+
+// Resolved is the configuration with every default the code applies made
+// explicit, as it is recorded (config.json, checkpoints, each evaluation's
+// summary.json and results rows): SAMem's thresholds, alpha, gamma, eps0,
+// beta and forgetting bound (samem.Config.Resolved), the household grammar,
+// the step limit where one applies to every task, and the number of model
+// requests in flight. A step limit that depends on the task (ScienceWorld's
+// per level, Z-machine games') stays 0 here; each result row records its
+// task's limit.
+func (c Config) Resolved() Config {
+	c.SAMem = c.SAMem.Resolved()
+	switch c.Env.Kind {
+	case "household":
+		if c.Env.Grammar == "" {
+			c.Env.Grammar = "0.3"
+		}
+		if c.Env.MaxSteps == 0 {
+			c.Env.MaxSteps = household.DefaultMaxSteps
+		}
+	case "agentgym":
+		if c.Env.GymKind == "" {
+			c.Env.GymKind = "alfworld"
+		}
+		if c.Env.MaxSteps == 0 && c.Env.GymKind == "alfworld" {
+			c.Env.MaxSteps = agentgym.DefaultMaxSteps
+		}
+	}
+	if c.LLM.Concurrency == 0 {
+		c.LLM.Concurrency = c.LLM.concurrency(c.Workers)
+	}
+	return c
+}
+
+// notEvalSettings are configuration keys that do not change what an
+// evaluation measures (where it runs, how fast, with what cache), or that
+// name the evaluation already (the split) or its rows (the methods): they
+// never name an evaluation's directory.
+var notEvalSettings = map[string]bool{
+	"run": true, "methods": true, "workers": true, "split": true, "iterations": true, "per_type": true,
+	"llm.chat_urls": true, "llm.embed_urls": true, "llm.timeout": true, "llm.retries": true,
+	"llm.concurrency": true, "llm.prices": true, "llm.cache": true,
+}
+
+// EvalOverrides lists, as sorted "flag=value", the settings of an
+// evaluation that differ from the configuration the run was trained with
+// (base; Defaults() for a run never trained): -world-seed, -grammar,
+// -max-steps, -seed, -tasks, a model or a threshold. Both sides are
+// compared resolved, so that naming a default explicitly is no override.
+func EvalOverrides(base, eval Config) []string {
+	a, b := flatten(base.Resolved()), flatten(eval.Resolved())
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var out []string
+	for k := range keys {
+		if notEvalSettings[k] || a[k] == b[k] {
+			continue
+		}
+		v := b[k]
+		if v == "" {
+			v = "none"
+		}
+		name := k[strings.LastIndexByte(k, '.')+1:]
+		out = append(out, strings.ReplaceAll(name, "_", "-")+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// flatten renders a configuration as dotted JSON keys and their values.
+func flatten(c Config) map[string]string {
+	b, _ := json.Marshal(c)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if obj, ok := v.(map[string]any); ok {
+			for k, x := range obj {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), x)
+			}
+			return
+		}
+		s, _ := json.Marshal(v)
+		out[prefix] = strings.Trim(string(s), `"`)
+	}
+	walk("", m)
+	return out
+}
+
+// EvalName is the directory of an evaluation under <run>/eval/: the split,
+// then each override as -flag=value (valid_unseen, valid_unseen-world-seed=7),
+// so that evaluations with other settings never overwrite each other. A
+// name over 120 bytes keeps its first overrides and a hash of all of them.
+func EvalName(split string, overrides []string) string {
+	name := split
+	for _, o := range overrides {
+		name += "-" + o
+	}
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r == '/' || r == '\\' || r == ' ' || r == ':' || r < 0x20 || r == 0x7f:
+			return '_'
+		}
+		return r
+	}, name)
+	if len(name) > 120 {
+		sum := sha256.Sum256([]byte(name))
+		name = fmt.Sprintf("%s-%x", name[:100], sum[:6])
+	}
+	return name
+}
+
+// EvalDir is where the evaluation of cfg writes: <run>/eval/<EvalName>,
+// with the overrides against the run's config.json (Defaults() when the
+// run has none).
+func EvalDir(cfg Config) (dir string, overrides []string, err error) {
+	base, err := LoadConfig(cfg.Run)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", nil, err
+		}
+		base = Defaults()
+	}
+	overrides = EvalOverrides(base, cfg)
+	return filepath.Join(cfg.Run, "eval", EvalName(cfg.Split, overrides)), overrides, nil
+}
+
+// EvalRecord is what makes an evaluation what it is, kept with each
+// method's result in summary.json: the evaluation's overrides of the run's
+// configuration and every resolved parameter.
+type EvalRecord struct {
+	Overrides []string `json:"overrides"`
+	Config    *Config  `json:"config,omitempty"`
+}
+
+// RowRecord is the same for each row of results.parquet: the task's step
+// limit as it was played (ScienceWorld's per level), the overrides, and the
+// resolved configuration as JSON (one dictionary entry per file).
+type RowRecord struct {
+	MaxSteps   int64  `parquet:"max_steps"`
+	Overrides  string `parquet:"overrides,dict"`
+	ConfigJSON string `parquet:"config_json,dict"`
+}
+
+// recordSettings writes the evaluation's settings into its results and rows.
+func recordSettings(cfg Config, overrides []string, results []EvalResult, rows []EpisodeRow) {
+	r := cfg.Resolved()
+	js := r.JSON()
+	if overrides == nil {
+		overrides = []string{}
+	}
+	for i := range results {
+		results[i].EvalRecord = EvalRecord{Overrides: overrides, Config: &r}
+	}
+	joined := strings.Join(overrides, " ")
+	for i := range rows {
+		rows[i].Overrides, rows[i].ConfigJSON = joined, js
+	}
+}
