@@ -14,7 +14,6 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
-	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
@@ -100,10 +99,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
 		tasks = tasks[:cfg.Tasks]
 	}
-	var paper map[string]int
-	if cfg.Env.Kind == "household" {
-		paper = household.PaperOracleSteps()
-	}
+	paper := paperOracle(cfg.Env)
 	backend, err := NewBackend(cfg)
 	if err != nil {
 		return nil, err

@@ -177,3 +177,14 @@ func recordSettings(cfg Config, overrides []string, results []EvalResult, rows [
 		rows[i].Overrides, rows[i].ConfigJSON = joined, js
 	}
 }
+
+// paperOracle is seed 002 Table 4's oracle steps per ALFWorld task type,
+// for the SPL of the built-in household world and of real ALFWorld through
+// AgentGym (whose tasks carry ALFWorld's type names once identified); nil
+// for other environments.
+func paperOracle(env EnvConfig) map[string]int {
+	if env.Kind == "household" || (env.Kind == "agentgym" && (env.GymKind == "" || env.GymKind == "alfworld")) {
+		return household.PaperOracleSteps()
+	}
+	return nil
+}

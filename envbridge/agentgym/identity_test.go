@@ -10,6 +10,7 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/envbridge/agentgym/agentgymtest"
 	"github.com/samem/trainer/runner"
 )
 
@@ -38,8 +39,8 @@ func TestIdentifyALFWorld(t *testing.T) {
 		t.Errorf("types = %v, want %v", got, want)
 	}
 	for i, tk := range ts {
-		if tk.Goal != alfGames[i].goal {
-			t.Errorf("task %d goal = %q, want the server's sentence %q", i, tk.Goal, alfGames[i].goal)
+		if tk.Goal != agentgymtest.ALFGames[i].Goal {
+			t.Errorf("task %d goal = %q, want the server's sentence %q", i, tk.Goal, agentgymtest.ALFGames[i].Goal)
 		}
 		if tk.MaxSteps != 10 {
 			t.Errorf("task %d MaxSteps = %d, want the configured 10", i, tk.MaxSteps)
@@ -54,12 +55,12 @@ func TestIdentifyALFWorld(t *testing.T) {
 	if wantIDs := []string{"alfworld/train/0", "alfworld/train/1", "alfworld/train/2", "alfworld/train/3", "alfworld/train/4"}; !slices.Equal(ids, wantIDs) {
 		t.Errorf("PerType(2) = %v, want %v", ids, wantIDs)
 	}
-	if f.resets != 6 {
-		t.Errorf("Identify made %d resets, want one per index (6)", f.resets)
+	if f.Resets() != 6 {
+		t.Errorf("Identify made %d resets, want one per index (6)", f.Resets())
 	}
 	id := s.Identities()[4]
-	if id.Game != alfGames[4].path {
-		t.Errorf("identity of index 4 = %+v, want the game path %q", id, alfGames[4].path)
+	if id.Game != agentgymtest.ALFGames[4].Path {
+		t.Errorf("identity of index 4 = %+v, want the game path %q", id, agentgymtest.ALFGames[4].Path)
 	}
 }
 
@@ -76,12 +77,12 @@ func TestIdentifyScienceWorldLevels(t *testing.T) {
 	// Level-2 (20): seed 002 Appendix B.1, Figure 11.
 	wantSteps := []int{40, 40, 40, 20, 20, 20}
 	for i, tk := range ts {
-		g := sciGames[i]
-		if tk.Type != g.name || tk.Goal != g.desc || tk.MaxSteps != wantSteps[i] {
-			t.Errorf("task %d = %s %q %d steps, want %s %q %d", i, tk.Type, tk.Goal, tk.MaxSteps, g.name, g.desc, wantSteps[i])
+		g := agentgymtest.SciGames[i]
+		if tk.Type != g.Name || tk.Goal != g.Desc || tk.MaxSteps != wantSteps[i] {
+			t.Errorf("task %d = %s %q %d steps, want %s %q %d", i, tk.Type, tk.Goal, tk.MaxSteps, g.Name, g.Desc, wantSteps[i])
 		}
-		if v := s.Identities()[i].Variation; v != g.variation {
-			t.Errorf("task %d variation %d, want %d", i, v, g.variation)
+		if v := s.Identities()[i].Variation; v != g.Variation {
+			t.Errorf("task %d variation %d, want %d", i, v, g.Variation)
 		}
 	}
 	if got := len(runner.PerType(ts, 1)); got != 3 {
@@ -117,8 +118,8 @@ func TestKnownIdentitiesSkipTheServer(t *testing.T) {
 	if err := s2.Identify(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if f2.resets != 0 {
-		t.Errorf("Identify with every identity known made %d resets, want 0", f2.resets)
+	if f2.Resets() != 0 {
+		t.Errorf("Identify with every identity known made %d resets, want 0", f2.Resets())
 	}
 	a, _ := s.Tasks(envbridge.SplitTrain)
 	b, _ := s2.Tasks(envbridge.SplitTrain)
@@ -176,11 +177,11 @@ func TestRunnerGivesTheServersGoal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := alfGames[1]
-	if len(m.got) != 1 || m.got[0].Goal != want.goal || m.got[0].Type != "pick_cool_then_place_in_recep" {
-		t.Fatalf("method started with %+v, want the server's goal %q", m.got, want.goal)
+	want := agentgymtest.ALFGames[1]
+	if len(m.got) != 1 || m.got[0].Goal != want.Goal || m.got[0].Type != "pick_cool_then_place_in_recep" {
+		t.Fatalf("method started with %+v, want the server's goal %q", m.got, want.Goal)
 	}
-	if rec.Task.Goal != want.goal || rec.Task.ID != ts[1].ID || rec.Outcome.Steps != 2 {
+	if rec.Task.Goal != want.Goal || rec.Task.ID != ts[1].ID || rec.Outcome.Steps != 2 {
 		t.Errorf("record = %+v, want the server's goal under the suite's ID after 2 steps", rec)
 	}
 }
