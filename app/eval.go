@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -109,6 +110,13 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods)
+	if err != nil {
+		return nil, err
+	}
+	if movedTo != "" {
+		fmt.Fprintf(io.Err, "the earlier evaluation in %s could not be extended; moved to %s\n", outDir, movedTo)
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("eval directory: %w", err)
 	}
@@ -147,13 +155,16 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 		}
 	}
 	recordSettings(cfg, overrides, results, rows)
-	if err := checkpoints.WriteFile(ctx, filepath.Join(outDir, ResultsFile), rows, checkpoints.WriteOptions{}); err != nil {
+	if err := checkpoints.WriteFile(ctx, filepath.Join(outDir, ResultsFile), append(kept.rows, rows...), checkpoints.WriteOptions{}); err != nil {
 		return results, fmt.Errorf("write results: %w", err)
 	}
-	if err := writeJSON(filepath.Join(outDir, SummaryFile), results); err != nil {
+	if err := writeJSON(filepath.Join(outDir, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
 		return results, err
 	}
 	if err := writeTrajectories(filepath.Join(outDir, TrajectoriesFile), methods, trajs); err != nil {
+		return results, err
+	}
+	if err := appendLines(filepath.Join(outDir, TrajectoriesFile), kept.traj); err != nil {
 		return results, err
 	}
 	fmt.Fprintf(io.Err, "results: %s\n", outDir)

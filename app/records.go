@@ -1,15 +1,20 @@
 package app
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge/agentgym"
 	"github.com/samem/trainer/envbridge/household"
 )
@@ -187,4 +192,91 @@ func paperOracle(env EnvConfig) map[string]int {
 		return household.PaperOracleSteps()
 	}
 	return nil
+}
+
+// earlier is what an evaluation directory holds of methods that the
+// evaluation under way does not evaluate again.
+type earlier struct {
+	results []EvalResult
+	rows    []EpisodeRow
+	traj    [][]byte // trajectories.jsonl lines
+}
+
+// keepEarlier reads what dir holds of methods other than those evaluated
+// now, so that evaluating another method with the same settings adds it
+// beside the earlier ones instead of dropping them. When the earlier files
+// cannot be read (a results file of an older format, a damaged file), the
+// directory is moved aside to dir.earlier-N, whose path is returned: nothing
+// saved is lost either way.
+func keepEarlier(ctx context.Context, dir string, methods []string) (earlier, string, error) {
+	var prev []EvalResult
+	if err := readJSON(filepath.Join(dir, SummaryFile), &prev); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return earlier{}, "", nil
+		}
+		return moveAside(dir)
+	}
+	var e earlier
+	for _, r := range prev {
+		if !slices.Contains(methods, r.Method) {
+			e.results = append(e.results, r)
+		}
+	}
+	if len(e.results) == 0 {
+		return earlier{}, "", nil // every earlier method is evaluated again
+	}
+	rows, err := checkpoints.ReadFile[EpisodeRow](ctx, filepath.Join(dir, ResultsFile))
+	if err != nil {
+		return moveAside(dir)
+	}
+	for _, r := range rows {
+		if !slices.Contains(methods, r.Method) {
+			e.rows = append(e.rows, r)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, TrajectoriesFile))
+	if err != nil {
+		return moveAside(dir)
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var head struct {
+			Method string `json:"method"`
+		}
+		if len(line) > 0 && json.Unmarshal(line, &head) == nil && !slices.Contains(methods, head.Method) {
+			e.traj = append(e.traj, line)
+		}
+	}
+	return e, "", nil
+}
+
+// moveAside renames dir to the first free dir.earlier-N.
+func moveAside(dir string) (earlier, string, error) {
+	for n := 1; ; n++ {
+		to := fmt.Sprintf("%s.earlier-%d", dir, n)
+		if _, err := os.Lstat(to); err == nil {
+			continue
+		}
+		if err := os.Rename(dir, to); err != nil {
+			return earlier{}, "", fmt.Errorf("move the earlier evaluation aside: %w", err)
+		}
+		return earlier{}, to, nil
+	}
+}
+
+// appendLines adds lines to the end of a file.
+func appendLines(path string, lines [][]byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if _, err := f.Write(append(l, '\n')); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return f.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/checkpoints"
@@ -74,7 +75,7 @@ func TestEvalOverrides(t *testing.T) {
 	base := Defaults()
 	same := base
 	same.Env.Grammar, same.SAMem.Alpha = "0.3", qlearn.DefaultAlpha // defaults named: no override
-	same.Workers, same.Run = 7, "elsewhere"                          // where and how fast: no override
+	same.Workers, same.Run = 7, "elsewhere"                         // where and how fast: no override
 	if got := EvalOverrides(base, same); len(got) != 0 {
 		t.Errorf("EvalOverrides = %v, want none", got)
 	}
@@ -89,5 +90,64 @@ func TestEvalOverrides(t *testing.T) {
 	}
 	if got := EvalName("test", []string{"game=../x/y z.z8"}); got != "test-game=.._x_y_z.z8" {
 		t.Errorf("EvalName with a path = %q", got)
+	}
+}
+
+// Evaluating another method with the same settings adds it beside the
+// earlier one; an earlier directory that cannot be read is moved aside.
+func TestEvalKeepsEarlierMethods(t *testing.T) {
+	ctx := context.Background()
+	cfg := smallConfig(t, "samem")
+	if _, err := Train(ctx, cfg, quiet()); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := LoadConfig(cfg.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Split, ev.Workers = "valid_unseen", 1
+	for _, m := range []string{"samem", "nomemory"} {
+		ev.Methods = []string{m}
+		if _, err := Eval(ctx, ev, quiet()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(cfg.Run, "eval", "valid_unseen")
+	var res []EvalResult
+	if err := readJSON(filepath.Join(dir, SummaryFile), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Method != "samem" || res[1].Method != "nomemory" {
+		t.Fatalf("summary.json holds %d results, want samem then nomemory", len(res))
+	}
+	rows, err := checkpoints.ReadFile[EpisodeRow](ctx, filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r.Method]++
+	}
+	if count["samem"] != 12 || count["nomemory"] != 12 {
+		t.Errorf("rows per method %v, want 12 each", count)
+	}
+	traj, err := os.ReadFile(filepath.Join(dir, TrajectoriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(traj), `{"method":"samem"`); n != 12 {
+		t.Errorf("%d samem trajectories kept, want 12", n)
+	}
+	// A results file the current format cannot read: moved aside, kept.
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev.Methods = []string{"samem"}
+	if _, err := Eval(ctx, ev, quiet()); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(filepath.Join(dir+".earlier-1", ResultsFile))
+	if err != nil || string(old) != "not parquet" {
+		t.Errorf("earlier directory not kept aside: %q, %v", old, err)
 	}
 }
