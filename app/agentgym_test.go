@@ -66,3 +66,34 @@ func TestAgentGymALFWorldRun(t *testing.T) {
 		}
 	}
 }
+
+// ScienceWorld through AgentGym: -per-type 1 evaluates the first variation
+// of each of the server's three types with the step limits of their levels
+// (seed 002 App. B.1), and the summary has Table 1's SR and AR.
+func TestAgentGymScienceWorldEval(t *testing.T) {
+	ctx := context.Background()
+	_, srv := agentgymtest.New(t, "sciworld")
+	cfg := smallConfig(t, "nomemory")
+	cfg.Env = EnvConfig{Kind: "agentgym", URL: srv.URL, GymKind: "sciworld", GymValid: "0-5"}
+	cfg.Tasks, cfg.EvalPerType = 0, 1
+	out, err := Eval(ctx, cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Tasks != 3 || len(out[0].ByType) != 3 {
+		t.Fatalf("evaluated %d tasks of %d types, want the first of each of 3", out[0].Tasks, len(out[0].ByType))
+	}
+	if out[0].SR != 100*out[0].SuccessRate || out[0].AR != 100*out[0].AvgScore || out[0].AR < 0 {
+		t.Errorf("SR %v AR %v for success %v score %v", out[0].SR, out[0].AR, out[0].SuccessRate, out[0].AvgScore)
+	}
+	rows, err := checkpoints.ReadFile[EpisodeRow](ctx, filepath.Join(cfg.Run, "eval", "valid_unseen-eval-per-type=1", ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"boil": 40, "find-plant": 20, "chemistry-mix": 20}
+	for _, r := range rows {
+		if r.MaxSteps != want[r.Type] || r.Steps > r.MaxSteps {
+			t.Errorf("%s: limit %d, %d steps; want limit %d", r.Type, r.MaxSteps, r.Steps, want[r.Type])
+		}
+	}
+}

@@ -97,6 +97,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if len(tasks) == 0 {
 		return nil, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
 	}
+	tasks = runner.PerType(tasks, cfg.EvalPerType)
 	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
 		tasks = tasks[:cfg.Tasks]
 	}

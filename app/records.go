@@ -63,7 +63,7 @@ var notEvalSettings = map[string]bool{
 
 // EvalOverrides lists, as sorted "flag=value", the settings of an
 // evaluation that differ from the configuration the run was trained with
-// (base; Defaults() for a run never trained): -world-seed, -grammar,
+// (base): -world-seed, -grammar,
 // -max-steps, -seed, -tasks, a model or a threshold. Both sides are
 // compared resolved, so that naming a default explicitly is no override.
 func EvalOverrides(base, eval Config) []string {
@@ -136,15 +136,17 @@ func EvalName(split string, overrides []string) string {
 }
 
 // EvalDir is where the evaluation of cfg writes: <run>/eval/<EvalName>,
-// with the overrides against the run's config.json (Defaults() when the
-// run has none).
+// with the overrides against the run's config.json. A run never trained
+// has none: its environment and model are the evaluation's own, and only
+// the selection of tasks (-tasks, -per-type) can be an override.
 func EvalDir(cfg Config) (dir string, overrides []string, err error) {
 	base, err := LoadConfig(cfg.Run)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", nil, err
 		}
-		base = Defaults()
+		base = cfg
+		base.Tasks, base.EvalPerType = 0, 0
 	}
 	overrides = EvalOverrides(base, cfg)
 	return filepath.Join(cfg.Run, "eval", EvalName(cfg.Split, overrides)), overrides, nil

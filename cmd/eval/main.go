@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lists := cli.Bind(fset, &cfg)
 	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
+	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
 	reportOnly := fset.Bool("report-only", false, "only redraw <run>/report from the saved results of -split (no evaluation)")
 	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
