@@ -54,6 +54,9 @@ type Config struct {
 	// ScienceWorld the limit of the task type's level, 20, 20 or 40 (both
 	// seed 002 Appendix B.1), known once the suite has been identified.
 	MaxSteps int
+	// IdentifyWorkers is the number of server-side environments Identify
+	// resets at once. Default 4.
+	IdentifyWorkers int
 	// Known holds task identities learnt earlier (Suite.Identities), so that
 	// Identify asks the server only about the others.
 	Known map[int]Identity
@@ -102,6 +105,9 @@ func NewSuite(cfg Config) (*Suite, error) {
 	}
 	if cfg.MaxSteps < 0 {
 		return nil, fmt.Errorf("%w: max steps %d", ErrConfig, cfg.MaxSteps)
+	}
+	if cfg.IdentifyWorkers <= 0 {
+		cfg.IdentifyWorkers = 4
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/samem/trainer/envbridge"
 )
@@ -124,37 +125,90 @@ func (s *Suite) maxSteps(id Identity) int {
 const DefaultMaxSteps = 50
 
 // Identify learns the type and goal of every configured task index whose
-// identity is not already known (Config.Known), by resetting one
-// server-side environment to each index in turn, and gives the suite's tasks
-// those types, goals and step limits. Per-type sampling (seed 002 Sec. 4.1)
-// needs it before training. Call it before the suite is shared.
+// identity is not already known (Config.Known, Learn), by resetting
+// server-side environments to each such index (Config.IdentifyWorkers at
+// a time, each on its own environment), and gives the suite's tasks those
+// types, goals and step limits. Per-type sampling (seed 002 Sec. 4.1) needs
+// it before training. Call it before the suite is shared.
 func (s *Suite) Identify(ctx context.Context) error {
-	var env *Env
+	var todo []int
+	seen := map[int]bool{}
+	for _, sp := range s.splits {
+		for _, t := range s.tasks[sp] {
+			if idx := s.index[t.ID]; !seen[idx] {
+				seen[idx] = true
+				if _, ok := s.known[idx]; !ok {
+					todo = append(todo, idx)
+				}
+			}
+		}
+	}
+	found, err := s.probe(ctx, todo)
+	if err != nil {
+		return err
+	}
+	maps.Copy(s.known, found)
 	for _, sp := range s.splits {
 		for i, t := range s.tasks[sp] {
-			idx := s.index[t.ID]
-			id, ok := s.known[idx]
-			if !ok {
-				if env == nil {
-					var err error
-					if env, err = s.OpenEnv(ctx); err != nil {
-						return fmt.Errorf("agentgym identify: %w", err)
-					}
-					defer env.Close()
-				}
-				r, err := env.reset(ctx, idx)
-				if err != nil {
-					return fmt.Errorf("agentgym identify task %d (%s): %w", idx, t.ID, err)
-				}
-				if id, err = s.identity(r); err != nil {
-					return fmt.Errorf("agentgym identify task %d (%s): %w", idx, t.ID, err)
-				}
-				s.known[idx] = id
+			if id, ok := s.known[s.index[t.ID]]; ok {
+				s.tasks[sp][i] = s.describe(t, id)
 			}
-			s.tasks[sp][i] = s.describe(t, id)
 		}
 	}
 	return nil
+}
+
+// probe resets an environment to each index and reads its identity,
+// with up to Config.IdentifyWorkers environments at once.
+func (s *Suite) probe(ctx context.Context, todo []int) (map[int]Identity, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	jobs := make(chan int)
+	var (
+		mu    sync.Mutex
+		found = map[int]Identity{}
+		wg    sync.WaitGroup
+	)
+	for range min(s.cfg.IdentifyWorkers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env, err := s.OpenEnv(ctx)
+			if err != nil {
+				cancel(fmt.Errorf("agentgym identify: %w", err))
+				return
+			}
+			defer env.Close()
+			for idx := range jobs {
+				r, err := env.reset(ctx, idx)
+				if err == nil {
+					var id Identity
+					if id, err = s.identity(r); err == nil {
+						mu.Lock()
+						found[idx] = id
+						mu.Unlock()
+						continue
+					}
+				}
+				cancel(fmt.Errorf("agentgym identify task index %d: %w", idx, err))
+				return
+			}
+		}()
+	}
+feed:
+	for _, idx := range todo {
+		select {
+		case jobs <- idx:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return found, nil
 }
 
 // describe gives t the identity's type, goal and step limit.

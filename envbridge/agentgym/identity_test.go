@@ -208,3 +208,34 @@ func FuzzIdentity(f *testing.F) {
 		}
 	})
 }
+
+func TestIdentifyWorkersAndErrors(t *testing.T) {
+	ctx := context.Background()
+	var got [][]envbridge.Task
+	for _, w := range []int{1, 3} {
+		f, s := suite(t, ALFWorld, func(c *Config) {
+			c.IdentifyWorkers = w
+			c.Splits = map[string][]int{envbridge.SplitTrain: {5, 4, 3, 2, 1, 0}, envbridge.SplitValidUnseen: {0, 1}}
+		})
+		if err := s.Identify(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if f.Resets() != 6 {
+			t.Errorf("%d workers: %d resets, want 6 (an index in two splits is asked once)", w, f.Resets())
+		}
+		ts, _ := s.Tasks(envbridge.SplitTrain)
+		got = append(got, ts)
+	}
+	if !slices.Equal(got[0], got[1]) || got[0][0].Type != "pick_and_place_simple" || got[0][1].Type != "pick_cool_then_place_in_recep" {
+		t.Errorf("tasks with 1 and 3 workers: %v / %v", got[0], got[1])
+	}
+	// An index the server does not have: an error naming it, the tasks unchanged.
+	_, s := suite(t, ALFWorld, func(c *Config) { c.Splits = map[string][]int{envbridge.SplitTrain: {0, 1, 9, 2}} })
+	err := s.Identify(ctx)
+	if !errors.Is(err, ErrServer) || !strings.Contains(err.Error(), "index 9") {
+		t.Errorf("Identify with index 9 = %v, want ErrServer naming index 9", err)
+	}
+	if ts, _ := s.Tasks(envbridge.SplitTrain); ts[0].Type != "alfworld" {
+		t.Errorf("after a failed Identify the tasks changed: %+v", ts[0])
+	}
+}
