@@ -22,27 +22,24 @@ import (
 
 // EvalResult is one method's evaluation (one JSON object per method with -json).
 type EvalResult struct {
-	Method      string  `json:"method"`
-	Split       string  `json:"split"`
-	Tasks       int     `json:"tasks"`
-	SuccessRate float64 `json:"success_rate"`
-	AvgScore    float64 `json:"avg_score"`
-	// SR and AR as seed 002 Table 1 reports them: success ratio (%) and
-	// average reward (score, of 100); see runner.Summary.
-	SR       float64  `json:"sr"`
-	AR       float64  `json:"ar"`
-	SPL      *float64 `json:"spl"`
-	SPLPaper *float64 `json:"spl_paper,omitempty"`
-	AvgSteps float64  `json:"avg_steps"`
-	Errors   int      `json:"errors"`
-	Tokens   int64    `json:"tokens"`
-	CostUSD  float64  `json:"cost_usd"`
+	Method      string   `json:"method"`
+	Split       string   `json:"split"`
+	Tasks       int      `json:"tasks"`
+	SuccessRate float64  `json:"success_rate"`
+	AvgScore    float64  `json:"avg_score"`
+	SPL         *float64 `json:"spl"`
+	SPLPaper    *float64 `json:"spl_paper,omitempty"`
+	AvgSteps    float64  `json:"avg_steps"`
+	Errors      int      `json:"errors"`
+	Tokens      int64    `json:"tokens"`
+	CostUSD     float64  `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
 	ByType     map[string]runner.Summary `json:"by_type"`
 	Checkpoint string                    `json:"checkpoint,omitempty"`
 	Usage      llm.Report                `json:"usage"`
+	Table1
 	EvalRecord
 }
 
@@ -216,9 +213,10 @@ func evalSummary(name, split string, eps []runner.Episode, paper map[string]int,
 	s := runner.Summarize(eps, paper)
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
-		SR: s.SR, AR: s.AR, SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors,
+		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors,
 		Tokens: usage.Total.PromptTokens + usage.Total.CompletionTokens, CostUSD: usage.Total.CostUSD,
 		ByType: map[string]runner.Summary{}, Usage: usage,
+		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
 	types, groups := runner.ByType(eps)
 	for _, t := range types {

@@ -152,6 +152,13 @@ func EvalDir(cfg Config) (dir string, overrides []string, err error) {
 	return filepath.Join(cfg.Run, "eval", EvalName(cfg.Split, overrides)), overrides, nil
 }
 
+// Table1 is an evaluation as seed 002 Table 1 reports it: success ratio
+// (%) and average reward (score, of 100); see runner.Summary.
+type Table1 struct {
+	SR float64 `json:"sr"`
+	AR float64 `json:"ar"`
+}
+
 // EvalRecord is what makes an evaluation what it is, kept with each
 // method's result in summary.json: the evaluation's overrides of the run's
 // configuration and every resolved parameter.
