@@ -169,7 +169,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if _, err := WriteReport(cfg.Run, filepath.Base(outDir)); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(cfg.Run, ReportDir, report.MarkdownFile))
+	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
 	return results, nil
 }
 

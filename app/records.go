@@ -289,3 +289,14 @@ func appendLines(path string, lines [][]byte) error {
 	}
 	return f.Close()
 }
+
+// ReportPath is the report folder of the evaluation named evalName (a
+// directory under <run>/eval/): <run>/report for an evaluation with the
+// run's own settings, <run>/report/<evalName> for one with overrides, so
+// that its report does not replace the run's.
+func ReportPath(run, evalName string) string {
+	if strings.Contains(evalName, "=") {
+		return filepath.Join(run, ReportDir, evalName)
+	}
+	return filepath.Join(run, ReportDir)
+}

@@ -49,6 +49,11 @@ func TestEvalRecordsAndDirectories(t *testing.T) {
 		t.Errorf("the -world-seed 7 evaluation changed %s (err %v)", plain, err)
 	}
 	dir7 := filepath.Join(cfg.Run, "eval", "valid_unseen-tasks=6-world-seed=7")
+	for _, name := range []string{"valid_unseen-tasks=6", "valid_unseen-tasks=6-world-seed=7"} {
+		if _, err := os.Stat(filepath.Join(cfg.Run, ReportDir, name, "report.md")); err != nil {
+			t.Errorf("no report of evaluation %s: %v", name, err)
+		}
+	}
 	var res []EvalResult
 	if err := readJSON(filepath.Join(dir7, SummaryFile), &res); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
 	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
-	reportOnly := fset.Bool("report-only", false, "only redraw <run>/report from the saved results of -split (no evaluation)")
+	reportOnly := fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
 	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
