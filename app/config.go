@@ -43,6 +43,10 @@ type Config struct {
 	// Eval
 	Split string `json:"split,omitempty"`
 	Tasks int    `json:"tasks,omitempty"` // evaluate only the first N tasks; 0: all
+	// EvalPerType evaluates only the first N tasks of each task type of the
+	// split (seed 002 App. B.1: "the top 3 variants of each task type" of
+	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all.
+	EvalPerType int `json:"eval_per_type,omitempty"`
 }
 
 // EnvConfig selects the environment.
@@ -120,6 +124,9 @@ func (c *Config) Validate() error {
 	}
 	if c.PerType < 0 {
 		return bad("per-type", "%d: must not be negative", c.PerType)
+	}
+	if c.EvalPerType < 0 {
+		return bad("per-type", "%d: must not be negative", c.EvalPerType)
 	}
 	if c.Tasks < 0 {
 		return bad("tasks", "%d: must not be negative", c.Tasks)

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
-	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
@@ -39,6 +39,8 @@ type EvalResult struct {
 	ByType     map[string]runner.Summary `json:"by_type"`
 	Checkpoint string                    `json:"checkpoint,omitempty"`
 	Usage      llm.Report                `json:"usage"`
+	Table1
+	EvalRecord
 }
 
 // EpisodeRow is one evaluated episode in results.parquet.
@@ -57,6 +59,7 @@ type EpisodeRow struct {
 	OracleSteps int64   `parquet:"oracle_steps"`
 	SPL         float64 `parquet:"spl"`
 	Error       string  `parquet:"error"`
+	RowRecord
 }
 
 // ResultsFile and SummaryFile are written to <run>/eval/<split>/.
@@ -81,6 +84,9 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
+	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
 	tasks, err := suite.Tasks(cfg.Split)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))
@@ -88,19 +94,27 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if len(tasks) == 0 {
 		return nil, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
 	}
+	tasks = runner.PerType(tasks, cfg.EvalPerType)
 	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
 		tasks = tasks[:cfg.Tasks]
 	}
-	var paper map[string]int
-	if cfg.Env.Kind == "household" {
-		paper = household.PaperOracleSteps()
-	}
+	paper := paperOracle(cfg.Env)
 	backend, err := NewBackend(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer backend.Close()
-	outDir := filepath.Join(cfg.Run, "eval", cfg.Split)
+	outDir, overrides, err := EvalDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods)
+	if err != nil {
+		return nil, err
+	}
+	if movedTo != "" {
+		fmt.Fprintf(io.Err, "the earlier evaluation in %s could not be extended; moved to %s\n", outDir, movedTo)
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("eval directory: %w", err)
 	}
@@ -138,20 +152,24 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 			return results, fmt.Errorf("eval %s: %w", name, err)
 		}
 	}
-	if err := checkpoints.WriteFile(ctx, filepath.Join(outDir, ResultsFile), rows, checkpoints.WriteOptions{}); err != nil {
+	recordSettings(cfg, overrides, results, rows)
+	if err := checkpoints.WriteFile(ctx, filepath.Join(outDir, ResultsFile), append(kept.rows, rows...), checkpoints.WriteOptions{}); err != nil {
 		return results, fmt.Errorf("write results: %w", err)
 	}
-	if err := writeJSON(filepath.Join(outDir, SummaryFile), results); err != nil {
+	if err := writeJSON(filepath.Join(outDir, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
 		return results, err
 	}
 	if err := writeTrajectories(filepath.Join(outDir, TrajectoriesFile), methods, trajs); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "results: %s\n", outDir)
-	if _, err := WriteReport(cfg.Run, cfg.Split); err != nil {
+	if err := appendLines(filepath.Join(outDir, TrajectoriesFile), kept.traj); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(cfg.Run, ReportDir, report.MarkdownFile))
+	fmt.Fprintf(io.Err, "results: %s\n", outDir)
+	if _, err := WriteReport(cfg.Run, filepath.Base(outDir)); err != nil {
+		return results, err
+	}
+	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
 	return results, nil
 }
 
@@ -198,6 +216,7 @@ func evalSummary(name, split string, eps []runner.Episode, paper map[string]int,
 		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors,
 		Tokens: usage.Total.PromptTokens + usage.Total.CompletionTokens, CostUSD: usage.Total.CostUSD,
 		ByType: map[string]runner.Summary{}, Usage: usage,
+		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
 	types, groups := runner.ByType(eps)
 	for _, t := range types {
@@ -218,6 +237,7 @@ func episodeRows(name, split string, eps []runner.Episode, paper map[string]int)
 			Method: name, Split: split, TaskID: e.Task.ID, Type: e.Task.Type, Goal: e.Task.Goal,
 			Won: o.Won && o.Err == "", Lost: o.Lost, Truncated: o.Truncated, Score: o.Score, MaxScore: o.MaxScore,
 			Steps: int64(o.Steps), OracleSteps: int64(e.Task.OracleSteps), SPL: spl, Error: o.Err,
+			RowRecord: RowRecord{MaxSteps: int64(e.Task.MaxSteps)},
 		}
 	}
 	return rows
@@ -281,6 +301,16 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 	fmt.Fprintln(w, "method\tsplit\ttasks\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\ttokens\tmemory")
 	for _, r := range results {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, r.Tokens, runner.FormatSize(r.Memory))
+	}
+	w.Flush()
+}
+
+// PrintTable1 writes seed 002 Table 1's columns for environments that keep
+// a score (ScienceWorld, Jericho): SR (%) and AR, one row per method.
+func PrintTable1(w *tabwriter.Writer, results []EvalResult) {
+	fmt.Fprintln(w, "method\tSR (%)\tAR")
+	for _, r := range results {
+		fmt.Fprintf(w, "%s\t%.1f\t%.1f\n", r.Method, r.SR, r.AR)
 	}
 	w.Flush()
 }

@@ -27,9 +27,10 @@ var reportOptions report.Options
 // (runner/train.go keeps the training history there).
 const runnerStateFile = "runner.json"
 
-// WriteReport writes <run>/report/: report.md with the comparison tables
-// and the plots, from what the run directory holds: the evaluation of split
-// (eval/<split>/summary.json and trajectories.jsonl), each method's training
+// WriteReport writes ReportPath(run, split): report.md with the comparison
+// tables and the plots, from what the run directory holds: the evaluation
+// named split, its directory under eval/ (eval/<split>/summary.json and
+// trajectories.jsonl; EvalName adds any overrides), each method's training
 // history (its latest checkpoint), and the threshold sweep (sweep/sweep.json).
 // It returns the files written.
 func WriteReport(run, split string) ([]string, error) {
@@ -51,7 +52,7 @@ func WriteReport(run, split string) ([]string, error) {
 		seen[r.Method] = true
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
-			Overall: runner.Summary{Tasks: r.Tasks, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
+			Overall: runner.Summary{Tasks: r.Tasks, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
 			ByType:  r.ByType, Tokens: r.Tokens, CostUSD: r.CostUSD, Memory: r.Memory,
 		}
 		if m.History, err = TrainingHistory(run, r.Method); err != nil {
@@ -76,7 +77,7 @@ func WriteReport(run, split string) ([]string, error) {
 	if err := readJSON(filepath.Join(run, SweepDir, SweepFile), &d.Sweep); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	return report.Write(filepath.Join(run, ReportDir), d, reportOptions)
+	return report.Write(ReportPath(run, split), d, reportOptions)
 }
 
 // TrainingHistory is the per-iteration training history of a method, kept

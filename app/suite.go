@@ -2,7 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/samem/trainer/envbridge"
@@ -10,6 +15,7 @@ import (
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/envbridge/jsonl"
 	"github.com/samem/trainer/envbridge/zmachine"
+	"github.com/samem/trainer/runner"
 )
 
 // NewSuite opens the environment suite of cfg.
@@ -49,4 +55,61 @@ func NewSuite(ctx context.Context, cfg EnvConfig, seed int64) (envbridge.Suite, 
 		return agentgym.NewSuite(agentgym.Config{URL: cfg.URL, Kind: kind, Splits: splits, MaxSteps: cfg.MaxSteps})
 	}
 	return nil, fmt.Errorf("%w: -env: unknown environment %q", ErrConfig, cfg.Kind)
+}
+
+// GymTasksFile keeps, in the run directory, what an AgentGym server said each
+// of its task indices is (type, goal, game path or variation), so that a
+// resumed run or an evaluation asks the server only about new indices.
+const GymTasksFile = "agentgym-tasks.json"
+
+// gymTasks is GymTasksFile's content.
+type gymTasks struct {
+	Kind  string                    `json:"kind"`
+	Tasks map[int]agentgym.Identity `json:"tasks"`
+}
+
+// IdentifySuite gives an AgentGym suite's tasks the types and goals the
+// server states (agentgym.Suite.Identify), reusing and then updating
+// <run>/agentgym-tasks.json. Other suites know their tasks already: it does
+// nothing for them. A damaged file is an error naming it; it is not
+// overwritten.
+func IdentifySuite(ctx context.Context, suite envbridge.Suite, run string) error {
+	gym, ok := suite.(*agentgym.Suite)
+	if !ok {
+		return nil
+	}
+	path := filepath.Join(run, GymTasksFile)
+	kind := strings.TrimPrefix(gym.Name(), "agentgym:")
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		var f gymTasks
+		if err := json.Unmarshal(b, &f); err != nil {
+			return fmt.Errorf("%s: %w (delete it to ask the server again)", path, err)
+		}
+		if f.Kind == kind {
+			gym.Learn(f.Tasks)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := gym.Identify(ctx); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return err
+	}
+	return writeJSON(path, gymTasks{Kind: kind, Tasks: gym.Identities()})
+}
+
+// TrainingTasks picks -per-type training tasks of each task type: the first
+// ones in the suite's order (seed 002 Sec. 4.1, ALFWorld: "five tasks from
+// each task type in the training set"), or, for ScienceWorld-style suites,
+// at random with the run seed (seed 002 Appendix B.1: "we randomly select
+// three tasks per task type"; pass -per-type 3 for that setup).
+func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, seed int64) []envbridge.Task {
+	if suite.Style() == envbridge.StyleScience {
+		return runner.SamplePerType(tasks, perType, seed)
+	}
+	return runner.PerType(tasks, perType)
 }

@@ -49,11 +49,14 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
 	}
+	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
 	tasks, err := suite.Tasks(envbridge.SplitTrain)
 	if err != nil {
 		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
 	}
-	tasks = runner.PerType(tasks, cfg.PerType)
+	tasks = TrainingTasks(suite, tasks, cfg.PerType, cfg.Seed)
 	backend, err := NewBackend(cfg)
 	if err != nil {
 		return nil, err
@@ -78,7 +81,7 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
 			Dir: filepath.Join(cfg.Run, name),
 			Meta: checkpoints.Meta{
-				ConfigJSON:    cfg.JSON(),
+				ConfigJSON:    cfg.Resolved().JSON(),
 				EmbedderModel: backend.Embedder.Model(),
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
@@ -120,7 +123,7 @@ func writeConfig(cfg Config) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	b, _ := json.MarshalIndent(cfg, "", "  ")
+	b, _ := json.MarshalIndent(cfg.Resolved(), "", "  ")
 	if _, err := tmp.Write(append(b, '\n')); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)

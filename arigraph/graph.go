@@ -6,7 +6,7 @@
 // Parquet persistence.
 //
 // The Ariadne agent that uses it (working memory, planning, ReAct decision)
-// lives in the subpackage ariadne; the agent.Method is in arigraph/method.go.
+// is the agent.Method in arigraph/method.go (there is no separate package).
 package arigraph
 
 import (

@@ -104,3 +104,14 @@ var (
 	// ErrUnknownSplit is returned by Suite.Tasks for a split the suite does not have.
 	ErrUnknownSplit = errors.New("unknown split")
 )
+
+// Describer is an Env that learns what a task is from the environment itself
+// at Reset (AgentGym's servers state a task's type and goal only in their
+// /reset answer). After a Reset, Described returns the task as the
+// environment stated it: the listed task with its Type, Goal and MaxSteps
+// replaced. The runner gives that task to the method and to the records, so
+// that every method has the environment's own task text as Task.Goal for the
+// whole episode, not only in the first observation.
+type Describer interface {
+	Described() Task
+}

@@ -95,8 +95,11 @@ type Stats struct {
 	Updates, Rejected, Plans, Replans, Explorations, PlannerErrors int
 }
 
-// Method is L3M+P. Its memory is the knowledge graph of each task's world
-// (with its history), kept after each episode and saved with checkpoints.
+// Method is L3M+P. It keeps the knowledge graph of each task's world (with
+// its history) at the end of each episode and saves it with checkpoints, but
+// every episode starts from an empty graph (Start): the kept graphs are a
+// record of what was learnt and are not read back, so there is no lifelong
+// memory across tasks or trials yet (seed 003's point; issue 16, point 5).
 type Method struct {
 	cfg  Config
 	deps Deps

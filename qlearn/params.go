@@ -23,7 +23,7 @@ const (
 	// concrete situations (and task types) that reach different outcomes, so
 	// a single update should move an entry only part of the way: measured on
 	// the household world with the offline roles (paper schedule, 24 seeds,
-	// 2 workers; samem's TestSeedRobustness -measure), alpha 0.5 left some
+	// 2 workers; samem's TestSeedRobustness -seeds 24), alpha 0.5 left some
 	// runs in a poor greedy policy (1 of 12 seeds at 0.44 success on
 	// valid_unseen, the rest 0.99), while 0.2 reached 0.985-0.993 on all 24.
 	DefaultAlpha = 0.2

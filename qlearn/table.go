@@ -169,8 +169,10 @@ func (t *Table) setQ(s int64, c *cell, th int64, q float64) {
 //	Q(s, th) <- (1 - Alpha) Q(s, th) + Alpha Q'
 //
 // creating the entry if absent, counting a visit and recording step as its
-// last update step. A terminal transition (the episode ended: won, lost or
-// out of steps) does not bootstrap from next. It returns the new Q(s, th),
+// last update step. A terminal transition does not bootstrap from next;
+// the caller decides what is terminal: SAMem passes won or lost only, and
+// bootstraps a truncation at the step limit, which is not a property of the
+// state (docs/ARCHITECTURE.md, "Terminal steps"). It returns the new Q(s, th),
 // or ErrNotFinite (and changes nothing) when reward is NaN or infinite.
 func (t *Table) Update(s, th int64, reward float64, next int64, terminal bool, step int64) (float64, error) {
 	if !finite(reward) {

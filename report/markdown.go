@@ -55,6 +55,23 @@ func comparison(b *strings.Builder, d Data) {
 			m.Name, s.Tasks, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, s.Errors, m.Tokens, m.CostUSD, sizes(m.Memory))
 	}
 	b.WriteString("\n")
+	table1(b, d)
+}
+
+// table1 lays the overall results out as seed 002 Table 1 does for
+// environments with a score: SR (%) and AR (average score of 100, a failed
+// task's negative score counted 0). Household tasks have no partial score,
+// so Table 1 gives ALFWorld SR only, and so does this report.
+func table1(b *strings.Builder, d Data) {
+	if d.Env == "household" || d.Env == "" {
+		return
+	}
+	b.WriteString("As seed 002 Table 1: SR (%) and AR (average score out of 100; a failed task's negative score counts 0).\n\n")
+	b.WriteString("| method | SR (%) | AR |\n|---|---:|---:|\n")
+	for _, m := range d.Methods {
+		fmt.Fprintf(b, "| %s | %.1f | %.1f |\n", m.Name, m.Overall.SR, m.Overall.AR)
+	}
+	b.WriteString("\n")
 }
 
 func byType(b *strings.Builder, d Data) {

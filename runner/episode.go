@@ -34,6 +34,8 @@ func Run(ctx context.Context, env envbridge.Env, m agent.Method, s agent.Start) 
 		rec.Outcome.Err = err.Error()
 		return rec, err
 	}
+	s.Task = described(env, s.Task)
+	rec.Task = s.Task
 	ep, err := m.Start(ctx, s)
 	if err != nil {
 		err = fmt.Errorf("start %s on %s: %w", m.Name(), s.Task.ID, err)
@@ -86,6 +88,28 @@ func play(ctx context.Context, env envbridge.Env, ep agent.Episode, t envbridge.
 	}
 	out.Truncated = !out.Won && !out.Lost
 	return nil
+}
+
+// described is the task as the environment stated it at its last Reset
+// (envbridge.Describer: AgentGym's servers name the type and goal only
+// there), else t. The method sees that task's goal for the whole episode
+// and the records keep it. The task's ID and split stay the suite's.
+func described(env envbridge.Env, t envbridge.Task) envbridge.Task {
+	d, ok := env.(envbridge.Describer)
+	if !ok {
+		return t
+	}
+	got := d.Described()
+	if got.Goal != "" {
+		t.Goal = got.Goal
+	}
+	if got.Type != "" {
+		t.Type = got.Type
+	}
+	if got.MaxSteps > 0 {
+		t.MaxSteps = got.MaxSteps
+	}
+	return t
 }
 
 // envError marks an episode error that came from the environment (its

@@ -15,7 +15,15 @@ type Summary struct {
 	SuccessRate float64 `json:"success_rate"`
 	// AvgScore is the mean score, each normalised by its episode's maximum
 	// score where the environment gives one (so it lies in [0, 1] there).
+	// A lost episode's negative score counts 0: ScienceWorld ends a failed
+	// task at -100, which is a failure, not a score below no progress
+	// (seed 002 is silent; Table 1's AR lies in [0, 100]).
 	AvgScore float64 `json:"avg_score"`
+	// SR and AR are seed 002 Table 1's columns: success ratio in percent
+	// and average reward (score) in points of 100, i.e. 100 x SuccessRate
+	// and 100 x AvgScore (ScienceWorld's own 0-100 score).
+	SR float64 `json:"sr"`
+	AR float64 `json:"ar"`
 	// SPL is seed 002 Eq. 8 with each task's own oracle steps (the expert's
 	// plan length); nil when some task has no known oracle.
 	SPL *float64 `json:"spl"`
@@ -53,6 +61,8 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 			s.Errors++
 		}
 		switch {
+		case o.Lost && o.Score < 0:
+			// a failure (ScienceWorld's -100): no progress, see AvgScore
 		case o.MaxScore > 0:
 			score += o.Score / o.MaxScore
 		case won:
@@ -79,6 +89,7 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 	n := float64(len(eps))
 	s.SuccessRate = float64(s.Successes) / n
 	s.AvgScore = score / n
+	s.SR, s.AR = 100*s.SuccessRate, 100*s.AvgScore
 	s.AvgSteps = steps / n
 	if haveOracle {
 		v := spl / n

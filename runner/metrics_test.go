@@ -64,3 +64,22 @@ func TestSPLTerm(t *testing.T) {
 		}
 	}
 }
+
+// ScienceWorld: success at 100, a partial score, and a failure that the
+// server scores -100. The failure counts as no progress (0), and SR and AR
+// are Table 1's units (seed 002): percent and points of 100.
+func TestSummarizeScienceWorldFailure(t *testing.T) {
+	eps := []Episode{
+		ep("boil", 0, agent.Outcome{Won: true, Score: 100, MaxScore: 100, Steps: 30}),
+		ep("boil", 0, agent.Outcome{Truncated: true, Score: 50, MaxScore: 100, Steps: 40}),
+		ep("boil", 0, agent.Outcome{Lost: true, Score: -100, MaxScore: 100, Steps: 12}),
+		ep("boil", 0, agent.Outcome{Truncated: true, Score: 0, MaxScore: 100, Steps: 40}),
+	}
+	s := Summarize(eps, nil)
+	if !near(s.AvgScore, 0.375) || !near(s.AR, 37.5) {
+		t.Errorf("avg score %v, AR %v; want 0.375 and 37.5 (the -100 counted 0, not -1)", s.AvgScore, s.AR)
+	}
+	if !near(s.SuccessRate, 0.25) || !near(s.SR, 25) {
+		t.Errorf("success %v, SR %v; want 0.25 and 25", s.SuccessRate, s.SR)
+	}
+}

@@ -271,3 +271,8 @@ func (c vecCache) put(text string, v []float32) {
 	}
 	c[text] = v
 }
+
+// Resolved is the configuration with the defaults New applies made explicit
+// (thresholds, alpha, gamma, eps0, beta, min thoughts), for records such as
+// a run's config.json.
+func (c Config) Resolved() Config { return c.withDefaults() }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -41,7 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lists := cli.Bind(fset, &cfg)
 	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
-	reportOnly := fset.Bool("report-only", false, "only redraw <run>/report from the saved results of -split (no evaluation)")
+	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
+	reportOnly := fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
 	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
@@ -56,7 +58,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	lists.Finish(true)
 	if *reportOnly {
-		files, err := app.WriteReport(cfg.Run, cfg.Split)
+		dir, _, err := app.EvalDir(cfg)
+		if err != nil {
+			return cli.Code(err, stderr, "eval")
+		}
+		files, err := app.WriteReport(cfg.Run, filepath.Base(dir))
 		for _, f := range files {
 			fmt.Fprintln(stdout, f)
 		}
@@ -81,7 +87,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout)
 			app.PrintByType(tw, res, false)
 			if cfg.Env.Kind != "household" {
-				// Games keep scores: the normalised score per game (seed 000 Sec. 4.1).
+				// Scored environments: SR and AR as seed 002 Table 1, and
+				// the normalised score per game (seed 000 Sec. 4.1).
+				fmt.Fprintln(stdout)
+				app.PrintTable1(tw, res)
 				fmt.Fprintln(stdout)
 				app.PrintByType(tw, res, true)
 			}

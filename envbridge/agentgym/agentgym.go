@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -49,9 +50,16 @@ type Config struct {
 	Splits map[string][]int
 	// WorldType is ALFWorld's world_type: "Text" (default), "Embody" or "Hybrid".
 	WorldType string
-	// MaxSteps is each task's step limit. Default 50 (ALFWorld's limit in
-	// seed 002 Appendix B.1).
+	// MaxSteps is every task's step limit when set. Default: ALFWorld 50;
+	// ScienceWorld the limit of the task type's level, 20, 20 or 40 (both
+	// seed 002 Appendix B.1), known once the suite has been identified.
 	MaxSteps int
+	// IdentifyWorkers is the number of server-side environments Identify
+	// resets at once. Default 4.
+	IdentifyWorkers int
+	// Known holds task identities learnt earlier (Suite.Identities), so that
+	// Identify asks the server only about the others.
+	Known map[int]Identity
 	// Timeout bounds each HTTP request. Default 60 s.
 	Timeout time.Duration
 	// MaxBodyBytes bounds a response body. Default 8 MiB.
@@ -78,6 +86,7 @@ type Suite struct {
 	splits []string
 	tasks  map[string][]envbridge.Task
 	index  map[string]int
+	known  map[int]Identity
 }
 
 var _ envbridge.Suite = (*Suite)(nil)
@@ -94,8 +103,11 @@ func NewSuite(cfg Config) (*Suite, error) {
 	if cfg.WorldType == "" {
 		cfg.WorldType = "Text"
 	}
-	if cfg.MaxSteps <= 0 {
-		cfg.MaxSteps = 50
+	if cfg.MaxSteps < 0 {
+		return nil, fmt.Errorf("%w: max steps %d", ErrConfig, cfg.MaxSteps)
+	}
+	if cfg.IdentifyWorkers <= 0 {
+		cfg.IdentifyWorkers = 4
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
@@ -106,7 +118,10 @@ func NewSuite(cfg Config) (*Suite, error) {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{}
 	}
-	s := &Suite{cfg: cfg, base: base, tasks: map[string][]envbridge.Task{}, index: map[string]int{}}
+	s := &Suite{cfg: cfg, base: base, tasks: map[string][]envbridge.Task{}, index: map[string]int{}, known: maps.Clone(cfg.Known)}
+	if s.known == nil {
+		s.known = map[int]Identity{}
+	}
 	for sp, idx := range cfg.Splits {
 		if len(idx) > 0 {
 			s.splits = append(s.splits, sp)
@@ -116,13 +131,18 @@ func NewSuite(cfg Config) (*Suite, error) {
 		return nil, fmt.Errorf("%w: no split with task indices", ErrConfig)
 	}
 	slices.SortFunc(s.splits, splitOrder)
-	goal := "Complete the task stated in the first observation."
+	// Until Identify (or Config.Known) says what an index is, its task has
+	// the kind as its type and a goal that points at the first observation;
+	// a Reset still gives the runner the served identity (Env.Described).
+	unknown := Identity{Type: string(cfg.Kind), Goal: "Complete the task stated in the first observation."}
 	for _, sp := range s.splits {
 		for _, i := range cfg.Splits[sp] {
-			t := envbridge.Task{
-				ID: fmt.Sprintf("%s/%s/%d", cfg.Kind, sp, i), Type: string(cfg.Kind), Goal: goal,
-				Split: sp, Seed: int64(i), MaxSteps: cfg.MaxSteps,
+			t := envbridge.Task{ID: fmt.Sprintf("%s/%s/%d", cfg.Kind, sp, i), Split: sp, Seed: int64(i)}
+			id, ok := s.known[i]
+			if !ok {
+				id = unknown
 			}
+			t = s.describe(t, id)
 			s.tasks[sp] = append(s.tasks[sp], t)
 			s.index[t.ID] = i
 		}

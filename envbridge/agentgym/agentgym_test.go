@@ -4,164 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/envbridge/agentgym/agentgymtest"
 	"github.com/samem/trainer/envbridge/envtest"
 )
 
-// fakeServer follows AgentGym's agentenv-alfworld and agentenv-sciworld
-// servers: JSON bodies, ids from /create, failures as {"error": "..."} with
-// HTTP 200, a refusal to step a finished environment.
-type fakeServer struct {
-	kind   Kind
-	limit  int // ALFWorld's own step limit
-	mu     sync.Mutex
-	envs   map[int]*fakeEnv
-	next   int
-	status int // when non-zero, every answer has this HTTP status
-	huge   bool
-}
-
-type fakeEnv struct {
-	game, steps int
-	score       float64
-	holding     bool
-	done        bool
-	obs         string
-	actions     []string
-}
-
-func newFake(t *testing.T, kind Kind) (*fakeServer, *httptest.Server) {
-	f := &fakeServer{kind: kind, limit: 6, envs: map[int]*fakeEnv{}}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv
-}
-
-func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.status != 0 {
-		http.Error(w, "Internal Server Error", f.status)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	if f.huge {
-		w.Write([]byte(`{"id": 0, "pad": "` + strings.Repeat("x", 1<<20) + `"}`))
-		return
-	}
-	var body struct {
-		ID      int    `json:"id"`
-		Action  string `json:"action"`
-		Game    int    `json:"game"`
-		DataIdx int    `json:"data_idx"`
-		World   string `json:"world_type"`
-	}
-	if r.Method == http.MethodPost {
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, `{"detail":"unprocessable"}`, http.StatusUnprocessableEntity)
-			return
-		}
-	} else {
-		body.ID, _ = strconv.Atoi(r.URL.Query().Get("id"))
-	}
-	fail := func(msg string) { enc.Encode(map[string]string{"error": msg}) }
-	env := f.envs[body.ID]
-	switch r.URL.Path {
-	case "/create":
-		f.envs[f.next] = &fakeEnv{}
-		enc.Encode(map[string]int{"id": f.next})
-		f.next++
-		return
-	case "/reset", "/step", "/observation", "/available_actions":
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	if env == nil {
-		fail(fmt.Sprintf("The id %d is not valid.", body.ID))
-		return
-	}
-	switch r.URL.Path {
-	case "/reset":
-		game := body.Game
-		if f.kind == ScienceWorld {
-			game = body.DataIdx
-		} else if body.World != "Text" {
-			fail(`world_type must be one of "Text", "Embody" and "Hybrid"`)
-			return
-		}
-		if game < 0 || game > 2 {
-			fail("list index out of range")
-			return
-		}
-		*env = fakeEnv{game: game, obs: fmt.Sprintf("You are in room %d. Your task is to: put an apple in the fridge.", game),
-			actions: []string{"look", "put apple in fridge", "take apple"}}
-		if f.kind == ALFWorld {
-			enc.Encode(map[string]any{"id": body.ID, "observation": env.obs, "available_actions": env.actions, "task_type": "pick_and_place_simple/x"})
-		} else {
-			enc.Encode(map[string]any{"task_name": "boil", "var_num": game, "task_description": "Your task is to boil water.",
-				"observation": "This room is called the kitchen.", "reward": 0, "score": 0, "deleted": false, "done": false})
-		}
-	case "/step":
-		if env.done {
-			fail(fmt.Sprintf("The task with environment %d has finished.", body.ID))
-			return
-		}
-		env.steps++
-		if f.kind == ALFWorld {
-			won := 0.0
-			switch body.Action {
-			case "take apple":
-				env.holding, env.obs = true, "You pick up the apple."
-			case "put apple in fridge":
-				if env.holding {
-					won, env.obs = 1, "You put the apple in the fridge."
-				} else {
-					env.obs = "Nothing happens."
-				}
-			default:
-				env.obs = "Nothing happens."
-			}
-			env.done = won == 1 || env.steps >= f.limit
-			enc.Encode(map[string]any{"observation": env.obs, "reward": won, "available_actions": env.actions, "done": env.done})
-			return
-		}
-		switch body.Action {
-		case "focus on water":
-			env.score = 100
-		case "eat poison":
-			env.score = -100
-		case "heat water":
-			env.score = min(env.score+25, 75)
-		}
-		env.done = env.score >= 100 || env.score < 0
-		env.obs = "You did " + body.Action + "."
-		enc.Encode(map[string]any{"observation": env.obs, "reward": 0, "score": env.score, "done": env.done})
-	case "/observation":
-		enc.Encode(env.obs)
-	case "/available_actions":
-		if f.kind != ALFWorld {
-			http.NotFound(w, r)
-			return
-		}
-		enc.Encode(env.actions)
-	}
-}
-
-func suite(t *testing.T, kind Kind, mut func(*Config)) (*fakeServer, *Suite) {
+func suite(t *testing.T, kind Kind, mut func(*Config)) (*agentgymtest.Server, *Suite) {
 	t.Helper()
-	f, srv := newFake(t, kind)
+	f, srv := agentgymtest.New(t, string(kind))
 	cfg := Config{URL: srv.URL, Kind: kind, MaxSteps: 10,
 		Splits: map[string][]int{envbridge.SplitTrain: {0, 1}, envbridge.SplitValidUnseen: {2}}}
 	if mut != nil {
@@ -304,20 +159,20 @@ func TestServerErrors(t *testing.T) {
 	})
 	t.Run("HTTP 500", func(t *testing.T) {
 		f, s := suite(t, ALFWorld, nil)
-		f.status = 500
+		f.Status = 500
 		if _, err := s.Open(ctx); !errors.Is(err, ErrServer) || !strings.Contains(err.Error(), "500") {
 			t.Errorf("Open = %v", err)
 		}
 	})
 	t.Run("body too large", func(t *testing.T) {
 		f, s := suite(t, ALFWorld, func(c *Config) { c.MaxBodyBytes = 1 << 16 })
-		f.huge = true
+		f.Huge = true
 		if _, err := s.Open(ctx); !errors.Is(err, ErrBadResponse) {
 			t.Errorf("Open = %v", err)
 		}
 	})
 	t.Run("server down", func(t *testing.T) {
-		_, srv := newFake(t, ALFWorld)
+		_, srv := agentgymtest.New(t, string(ALFWorld))
 		s, _ := NewSuite(Config{URL: srv.URL, Kind: ALFWorld, Splits: map[string][]int{"train": {0}}})
 		srv.Close()
 		if _, err := s.Open(ctx); err == nil {

@@ -19,14 +19,21 @@ type Env struct {
 	started  bool
 	done     bool
 	closed   bool
+	task     envbridge.Task // the last reset task as the server described it
 }
 
-var _ envbridge.Env = (*Env)(nil)
+var (
+	_ envbridge.Env       = (*Env)(nil)
+	_ envbridge.Describer = (*Env)(nil)
+)
 
 // resetReply holds the fields of both servers' /reset answers.
 type resetReply struct {
 	Observation      string   `json:"observation"`
 	AvailableActions []string `json:"available_actions"` // ALFWorld
+	TaskType         string   `json:"task_type"`         // ALFWorld: the game path, "pick_and_place_simple-.../trial_..."
+	TaskName         string   `json:"task_name"`         // ScienceWorld: "boil"
+	VarNum           *int     `json:"var_num"`           // ScienceWorld: the variation
 	TaskDescription  string   `json:"task_description"`  // ScienceWorld
 	Score            float64  `json:"score"`             // ScienceWorld
 }
@@ -41,7 +48,9 @@ type stepReply struct {
 }
 
 // Reset loads the task's index (POST /reset). The ScienceWorld observation
-// starts with the task description.
+// starts with the task description. The answer's task identity (type and
+// goal) must match what the suite listed for the index once it is known
+// (Suite.Identify, Config.Known): a server with other data is refused.
 func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observation, error) {
 	if e.closed {
 		return envbridge.Observation{}, envbridge.ErrClosed
@@ -54,20 +63,20 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 		return envbridge.Observation{}, fmt.Errorf("agentgym reset %q: %w", t.ID, envbridge.ErrUnknownTask)
 	}
 	e.started, e.done = false, true
-	var body any
-	if e.s.cfg.Kind == ALFWorld {
-		body = map[string]any{"id": e.id, "game": idx, "world_type": e.s.cfg.WorldType}
-	} else {
-		body = map[string]any{"id": e.id, "data_idx": idx}
-	}
-	var r resetReply
-	if err := e.s.post(ctx, "/reset", body, &r); err != nil {
+	r, err := e.reset(ctx, idx)
+	if err != nil {
 		return envbridge.Observation{}, err
 	}
-	e.maxSteps = t.MaxSteps
-	if e.maxSteps <= 0 {
-		e.maxSteps = e.s.cfg.MaxSteps
+	id, err := e.s.identity(r)
+	if err != nil {
+		return envbridge.Observation{}, fmt.Errorf("agentgym reset %s (index %d): %w", t.ID, idx, err)
 	}
+	if want, ok := e.s.known[idx]; ok && (want.Type != id.Type || want.Goal != id.Goal) {
+		return envbridge.Observation{}, fmt.Errorf("agentgym reset %s: %w: index %d is now %s %q, was %s %q (a server with other data?)",
+			t.ID, ErrBadResponse, idx, id.Type, id.Goal, want.Type, want.Goal)
+	}
+	e.task = e.s.describe(t, id)
+	e.maxSteps = e.task.MaxSteps
 	e.steps, e.score, e.started, e.done = 0, 0, true, false
 	obs := envbridge.Observation{Text: r.Observation}
 	if e.s.cfg.Kind == ALFWorld {
@@ -79,6 +88,23 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 		}
 	}
 	return obs, nil
+}
+
+// Described is the task of the last Reset as the server described it: its
+// type, goal and the step limit of that type (envbridge.Describer).
+func (e *Env) Described() envbridge.Task { return e.task }
+
+// reset sends POST /reset for a server task index.
+func (e *Env) reset(ctx context.Context, idx int) (resetReply, error) {
+	var body any
+	if e.s.cfg.Kind == ALFWorld {
+		body = map[string]any{"id": e.id, "game": idx, "world_type": e.s.cfg.WorldType}
+	} else {
+		body = map[string]any{"id": e.id, "data_idx": idx}
+	}
+	var r resetReply
+	err := e.s.post(ctx, "/reset", body, &r)
+	return r, err
 }
 
 // Step sends the action (POST /step) and normalises the answer.

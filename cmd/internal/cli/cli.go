@@ -172,7 +172,7 @@ func SavedDefaults(args []string, def app.Config) (app.Config, error) {
 	if err != nil {
 		return def, err
 	}
-	saved.Workers, saved.Split, saved.Tasks = def.Workers, def.Split, def.Tasks
+	saved.Workers, saved.Split, saved.Tasks, saved.EvalPerType = def.Workers, def.Split, def.Tasks, def.EvalPerType
 	return saved, nil
 }
 
