@@ -54,13 +54,13 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
 	}
 	tasks = runner.PerType(tasks, cfg.PerType)
-	backend, err := NewBackend(cfg)
+	backend, err := NewBackend(ctx, cfg, io.Err)
 	if err != nil {
 		return nil, err
 	}
 	defer backend.Close()
-	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s backend, run directory %s\n",
-		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Backend, cfg.Run)
+	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s, run directory %s\n",
+		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Describe(), cfg.Run)
 	var results []TrainResult
 	wroteConfig := false
 	for _, name := range cfg.Methods {
