@@ -28,7 +28,7 @@ import (
 )
 
 // Groups lists the groups in the order they run.
-var Groups = []string{"cluster", "step", "parallel", "checkpoint", "household", "zmachine"}
+var Groups = []string{"cluster", "step", "parallel", "checkpoint", "household", "zmachine", "local"}
 
 // ErrGroup is returned for an unknown group name.
 var ErrGroup = errors.New("unknown benchmark group")
@@ -188,6 +188,8 @@ func external(ctx context.Context, opts Options, g string) ([]report.Row, error)
 		return householdRows(ctx, opts)
 	case "zmachine":
 		return zmachineRows(ctx, opts)
+	case "local":
+		return localRows(ctx, opts)
 	}
 	return nil, fmt.Errorf("%w: %q", ErrGroup, g)
 }
