@@ -43,7 +43,7 @@ type Config struct {
 
 	// Eval
 	Split string `json:"split,omitempty"`
-	Tasks int    `json:"tasks,omitempty"` // evaluate only the first N tasks; 0: all
+	Tasks int    `json:"tasks,omitempty"` // evaluate (train: train on) only the first N tasks; 0: all
 }
 
 // EnvConfig selects the environment.

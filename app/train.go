@@ -54,6 +54,9 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
 	}
 	tasks = runner.PerType(tasks, cfg.PerType)
+	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
+		tasks = tasks[:cfg.Tasks] // a short run (tests of real models)
+	}
 	backend, err := NewBackend(ctx, cfg, io.Err)
 	if err != nil {
 		return nil, err
