@@ -36,11 +36,13 @@ func TestLocalBackendConfig(t *testing.T) {
 	}{
 		"dimension":     {func(c *app.Config) { c.LLM.Embed = "local" }, "-embed-dim"},
 		"unknown embed": {func(c *app.Config) { c.LLM.Embed = "bert" }, "-embed"},
-		"replay embed":  {func(c *app.Config) { c.LLM.Backend, c.LLM.ChatModel, c.LLM.EmbedModel, c.LLM.Embed = "replay", "m", "e", "local" }, "-embed"},
-		"openai embed":  {func(c *app.Config) { c.LLM.Embed = "openai" }, "-embed-model"},
-		"chat model":    {func(c *app.Config) { c.LLM.Backend, c.LLM.ChatModel = "local", "gpt-4o"; c.LLM.EmbedDim = 512 }, "-chat-model"},
-		"max tokens":    {func(c *app.Config) { c.LLM.LocalMaxTokens = 5000 }, "-local-max-tokens"},
-		"threads":       {func(c *app.Config) { c.LLM.LocalThreads = -2 }, "-local-threads"},
+		"replay embed": {func(c *app.Config) {
+			c.LLM.Backend, c.LLM.ChatModel, c.LLM.EmbedModel, c.LLM.Embed = "replay", "m", "e", "local"
+		}, "-embed"},
+		"openai embed": {func(c *app.Config) { c.LLM.Embed = "openai" }, "-embed-model"},
+		"chat model":   {func(c *app.Config) { c.LLM.Backend, c.LLM.ChatModel = "local", "gpt-4o"; c.LLM.EmbedDim = 512 }, "-chat-model"},
+		"max tokens":   {func(c *app.Config) { c.LLM.LocalMaxTokens = 5000 }, "-local-max-tokens"},
+		"threads":      {func(c *app.Config) { c.LLM.LocalThreads = -2 }, "-local-threads"},
 	} {
 		c := app.Defaults()
 		tc.edit(&c)

@@ -231,8 +231,10 @@ func Install(ctx context.Context, role Role, opts Options) (string, error) {
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "NODE_LLAMA_CPP_SKIP_DOWNLOAD=true")
 	var tail tailBuffer
-	cmd.Stdout = io.MultiWriter(opts.Log, &tail)
-	cmd.Stderr = io.MultiWriter(opts.Log, &tail)
+	log := &gatedWriter{w: opts.Log, on: true}
+	defer log.close()
+	cmd.Stdout = io.MultiWriter(log, &tail)
+	cmd.Stderr = io.MultiWriter(log, &tail)
 	procgroup.Set(cmd)
 	cmd.Cancel = func() error { procgroup.Kill(cmd); return nil }
 	if err := cmd.Run(); err != nil {
@@ -351,8 +353,13 @@ func Start(ctx context.Context, role Role, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Role: role, cmd: cmd, stdin: stdin, exited: make(chan struct{}), stderr: &tailBuffer{}}
-	cmd.Stderr = io.MultiWriter(opts.Log, s.stderr)
-	fmt.Fprintf(opts.Log, "local %s model: starting\n", role)
+	// The server's messages reach the log while it loads; after that only
+	// the tail is kept (for errors), so that nothing writes to the
+	// caller's log behind its back once Start has returned.
+	log := &gatedWriter{w: opts.Log, on: true}
+	defer log.close()
+	cmd.Stderr = io.MultiWriter(log, s.stderr)
+	fmt.Fprintf(log, "local %s model: starting\n", role)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("local %s model: %w", role, err)
 	}
@@ -487,6 +494,29 @@ func writeIfChanged(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// gatedWriter passes writes to w, one at a time, until closed; then it
+// drops them.
+type gatedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	on bool
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.on {
+		g.w.Write(p)
+	}
+	return len(p), nil
+}
+
+func (g *gatedWriter) close() {
+	g.mu.Lock()
+	g.on = false
+	g.mu.Unlock()
 }
 
 // tailBuffer keeps the last few KB written to it.
