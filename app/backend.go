@@ -14,6 +14,7 @@ import (
 	"github.com/samem/trainer/llm/local"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/llm/openai"
+	"github.com/samem/trainer/runner"
 )
 
 // Backend is the model layer of a run: a chat model (nil for the offline
@@ -58,6 +59,11 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 	localOpts := local.Options{Dir: cfg.LLM.LocalDir, Threads: cfg.LLM.LocalThreads, MaxTokens: cfg.LLM.LocalMaxTokens, Log: log}
 	startLocal := func(role local.Role) (string, error) {
 		srv, err := local.Start(ctx, role, localOpts)
+		if err != nil && ctx.Err() != nil {
+			// A second Ctrl-C while the model loads: an interruption
+			// (exit 130), with nothing trained yet.
+			return "", fmt.Errorf("local %s model: %w while it started", role, runner.ErrInterrupted)
+		}
 		if err != nil {
 			return "", err
 		}

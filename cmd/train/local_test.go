@@ -125,6 +125,9 @@ func TestLocalServerStopsWithTheRun(t *testing.T) {
 			if tc.name == "failure" && werr == nil {
 				t.Errorf("the run of another schedule did not fail:\n%s", stderr.String())
 			}
+			if len(tc.sigs) > 0 && exitCode(werr) != 130 {
+				t.Errorf("exit code %d after %v, want 130 (interrupted):\n%s", exitCode(werr), tc.sigs, stderr.String())
+			}
 			for i := 0; i < 600; i++ {
 				if !alive(server) {
 					return
