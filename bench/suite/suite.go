@@ -1,7 +1,7 @@
 // Package suite is issue 10's benchmark suite behind `make bench`: it runs
 // every group of figures (clustering, trainer overhead per step, parallel
-// episodes, checkpoints, environments), each with its target and a baseline
-// measured in the same run, and returns one table of rows.
+// episodes, checkpoints, environments, local models), each with its target
+// and a baseline measured in the same run, and returns one table of rows.
 //
 // Groups that measure memory or would disturb each other run in child
 // processes of the benchmark program itself (Options.Exe with -child), so
