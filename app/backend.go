@@ -1,16 +1,20 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/cache"
+	"github.com/samem/trainer/llm/local"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/llm/openai"
+	"github.com/samem/trainer/runner"
 )
 
 // Backend is the model layer of a run: a chat model (nil for the offline
@@ -20,34 +24,71 @@ type Backend struct {
 	Embedder llm.Embedder
 	Meter    *llm.Meter
 	cache    *cache.Cache
+	servers  []*local.Server // local model servers this backend started
 }
 
 // Offline reports whether the roles run without a model.
 func (b *Backend) Offline() bool { return b.Chat == nil }
 
-// Close releases the response cache.
+// Close stops the local model servers and releases the response cache.
 func (b *Backend) Close() error {
+	for _, s := range b.servers {
+		s.Close()
+	}
+	b.servers = nil
 	if b.cache != nil {
 		return b.cache.Close()
 	}
 	return nil
 }
 
-// NewBackend builds the model layer of cfg.
-func NewBackend(cfg Config) (*Backend, error) {
+// NewBackend builds the model layer of cfg. Local models (-llm local,
+// -embed local) are installed on first use and started here, with their
+// progress written to log; Close stops them.
+func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err error) {
 	prices, err := llm.ParsePrices(cfg.LLM.Prices)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -prices: %v", ErrConfig, err)
 	}
 	b := &Backend{Meter: llm.NewMeter(prices)}
-	if cfg.LLM.Backend == "offline" {
-		b.Embedder = offline.New(cfg.LLM.EmbedDim)
-		return b, nil
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	localOpts := local.Options{Dir: cfg.LLM.LocalDir, Threads: cfg.LLM.LocalThreads, MaxTokens: cfg.LLM.LocalMaxTokens, Log: log}
+	startLocal := func(role local.Role) (string, error) {
+		srv, err := local.Start(ctx, role, localOpts)
+		if err != nil && ctx.Err() != nil {
+			// A second Ctrl-C while the model loads: an interruption
+			// (exit 130), with nothing trained yet.
+			return "", fmt.Errorf("local %s model: %w while it started", role, runner.ErrInterrupted)
+		}
+		if err != nil {
+			return "", err
+		}
+		b.servers = append(b.servers, srv)
+		return srv.URL, nil
+	}
+	client := func(c openai.Config) (*openai.Client, error) {
+		c.Timeout, c.Retries, c.Meter = cfg.LLM.Timeout, cfg.LLM.Retries, b.Meter
+		if c.MaxConcurrent == 0 {
+			c.MaxConcurrent = cfg.LLM.concurrency(cfg.Workers)
+		}
+		cl, err := openai.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+		return cl, nil
 	}
 	var chat llm.Chatter
 	var emb llm.Embedder
-	if cfg.LLM.Backend == "openai" {
-		client, err := openai.New(openai.Config{
+	var remote *openai.Client // the openai client, shared by both roles
+	openaiClient := func() (*openai.Client, error) {
+		if remote != nil {
+			return remote, nil
+		}
+		remote, err = client(openai.Config{
 			APIKey:         cfg.LLM.APIKey,
 			ChatModel:      cfg.LLM.ChatModel,
 			ChatBaseURLs:   cfg.LLM.ChatURLs,
@@ -55,17 +96,58 @@ func NewBackend(cfg Config) (*Backend, error) {
 			EmbedBaseURLs:  cfg.LLM.EmbedURLs,
 			EmbedDim:       cfg.LLM.EmbedDim,
 			SendDimensions: cfg.LLM.SendDimensions,
-			Timeout:        cfg.LLM.Timeout,
-			Retries:        cfg.LLM.Retries,
-			MaxConcurrent:  cfg.LLM.concurrency(cfg.Workers),
-			Meter:          b.Meter,
+		})
+		return remote, err
+	}
+	switch cfg.LLM.Backend {
+	case "openai":
+		c, err := openaiClient()
+		if err != nil {
+			return nil, err
+		}
+		chat = c
+	case "local":
+		url, err := startLocal(local.Chat)
+		if err != nil {
+			return nil, err
+		}
+		// No key goes to a local server. The server answers one request
+		// at a time: unless -concurrency says otherwise, requests wait
+		// here, so that -timeout bounds the model's time, not the queue.
+		c, err := client(openai.Config{
+			ChatModel: local.ChatModel, ChatBaseURLs: []string{url},
+			MaxConcurrent: cmp.Or(cfg.LLM.Concurrency, 1),
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+			return nil, err
 		}
-		chat, emb = client, client
+		chat = c
 	}
-	if path := cfg.CachePath(); path != "" {
+	switch cfg.LLM.EmbedBackend() {
+	case "offline":
+		emb = offline.New(cfg.LLM.EmbedDim)
+	case "openai":
+		c, err := openaiClient()
+		if err != nil {
+			return nil, err
+		}
+		emb = c
+	case "local":
+		url, err := startLocal(local.Embed)
+		if err != nil {
+			return nil, err
+		}
+		c, err := client(openai.Config{
+			ChatBaseURLs: []string{url}, EmbedModel: local.EmbedModel, EmbedBaseURLs: []string{url},
+			EmbedDim: local.EmbedDim, MaxConcurrent: cmp.Or(cfg.LLM.Concurrency, 1),
+		})
+		if err != nil {
+			return nil, err
+		}
+		emb = c
+	}
+	_, offlineEmb := emb.(*offline.Embedder)
+	if path := cfg.CachePath(); path != "" && (cfg.LLM.Backend != "offline" || !offlineEmb) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("response cache: %w", err)
 		}
@@ -77,11 +159,15 @@ func NewBackend(cfg Config) (*Backend, error) {
 		}
 		b.cache = c
 		// With a nil next (replay), a request that was never recorded
-		// fails with cache.ErrMiss instead of reaching a server.
-		chat = c.Chatter(chat, cfg.LLM.ChatModel)
-		if emb == nil {
+		// fails with cache.ErrMiss instead of reaching a server. Offline
+		// roles stay offline (no chat model).
+		if cfg.LLM.Backend != "offline" {
+			chat = c.Chatter(chat, cfg.LLM.ChatModel)
+		}
+		switch {
+		case emb == nil:
 			emb = c.EmbedderFor(cfg.LLM.EmbedModel, cfg.LLM.EmbedDim)
-		} else {
+		case !offlineEmb:
 			emb = c.Embedder(emb)
 		}
 	}

@@ -1,6 +1,6 @@
 // Package app wires the trainer together from a configuration: the
 // environment suite, the model backend (offline, an OpenAI-compatible server,
-// or a replay of a recorded cache), the memory methods, and the train and
+// local models run by llm/local, or a replay of a recorded cache), the memory methods, and the train and
 // eval drivers that cmd/train and cmd/eval call. Flags and environment
 // variables are read in cmd/ only; this package gets plain values.
 package app
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/samem/trainer/llm/local"
 	"github.com/samem/trainer/samem"
 )
 
@@ -42,7 +43,7 @@ type Config struct {
 
 	// Eval
 	Split string `json:"split,omitempty"`
-	Tasks int    `json:"tasks,omitempty"` // evaluate only the first N tasks; 0: all
+	Tasks int    `json:"tasks,omitempty"` // evaluate (train: train on) only the first N tasks; 0: all
 	// EvalPerType evaluates only the first N tasks of each task type of the
 	// split (seed 002 App. B.1: "the top 3 variants of each task type" of
 	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all.
@@ -67,9 +68,21 @@ type EnvConfig struct {
 // LLMConfig selects and configures the model backend.
 type LLMConfig struct {
 	// Backend: "offline" (rule-based roles, hashing embedder; no server),
-	// "openai" (any OpenAI-compatible server), or "replay" (answer every
-	// request from the cache of an earlier openai run; no server).
-	Backend    string        `json:"backend"`
+	// "openai" (any OpenAI-compatible server), "local" (TinyLlama chat and
+	// USE embeddings run on this machine by llm/local; no key), or "replay"
+	// (answer every request from the cache of an earlier run; no server).
+	Backend string `json:"backend"`
+	// Embed is the embedding backend when it differs from Backend's:
+	// "offline" (hashing), "openai" or "local" (USE, 512 dimensions);
+	// "" means Backend's own (see EmbedBackend).
+	Embed string `json:"embed,omitempty"`
+	// LocalDir holds the local models' installs ("" : the user's cache
+	// folder); LocalThreads and LocalMaxTokens configure the local chat
+	// model (0: llm/local's defaults, 1 thread and 256 tokens).
+	LocalDir       string `json:"local_dir,omitempty"`
+	LocalThreads   int    `json:"local_threads,omitempty"`
+	LocalMaxTokens int    `json:"local_max_tokens,omitempty"`
+
 	ChatModel  string        `json:"chat_model,omitempty"`
 	EmbedModel string        `json:"embed_model,omitempty"`
 	EmbedDim   int           `json:"embed_dim"`
@@ -167,18 +180,55 @@ func (c *Config) Validate() error {
 	}
 	switch c.LLM.Backend {
 	case "offline":
+	case "local":
+		if c.LLM.ChatModel != "" && c.LLM.ChatModel != local.ChatModel {
+			return bad("chat-model", "%q: -llm local runs %s only", c.LLM.ChatModel, local.ChatModel)
+		}
+		c.LLM.ChatModel = local.ChatModel
 	case "openai", "replay":
 		if c.LLM.ChatModel == "" {
 			return bad("chat-model", "-llm %s needs a chat model", c.LLM.Backend)
 		}
-		if c.LLM.EmbedModel == "" {
+		if c.LLM.EmbedModel == "" && (c.LLM.Embed == "" || c.LLM.Embed == c.LLM.Backend) {
 			return bad("embed-model", "-llm %s needs an embedding model", c.LLM.Backend)
 		}
 		if c.LLM.Backend == "replay" && c.LLM.Cache == "off" {
 			return bad("cache", "-llm replay answers from the cache; it cannot be off")
 		}
 	default:
-		return bad("llm", "unknown backend %q (known: offline, openai, replay)", c.LLM.Backend)
+		return bad("llm", "unknown backend %q (known: offline, openai, local, replay)", c.LLM.Backend)
+	}
+	switch c.LLM.Embed {
+	case "", c.LLM.Backend:
+		c.LLM.Embed = ""
+	case "offline", "local":
+		if c.LLM.Backend == "replay" {
+			return bad("embed", "%q: -llm replay answers embeddings from the cache too; leave -embed out", c.LLM.Embed)
+		}
+	case "openai":
+		if c.LLM.Backend == "replay" {
+			return bad("embed", "%q: -llm replay answers embeddings from the cache too; leave -embed out", c.LLM.Embed)
+		}
+		if c.LLM.EmbedModel == "" {
+			return bad("embed-model", "-embed openai needs an embedding model")
+		}
+	default:
+		return bad("embed", "unknown embedding backend %q (known: offline, openai, local)", c.LLM.Embed)
+	}
+	if c.LLM.EmbedBackend() == "local" {
+		if c.LLM.EmbedModel != "" && c.LLM.EmbedModel != local.EmbedModel {
+			return bad("embed-model", "%q: local embeddings are %s only", c.LLM.EmbedModel, local.EmbedModel)
+		}
+		c.LLM.EmbedModel = local.EmbedModel
+		if c.LLM.EmbedDim != local.EmbedDim {
+			return bad("embed-dim", "%d: local embeddings (%s) have %d dimensions", c.LLM.EmbedDim, local.EmbedModel, local.EmbedDim)
+		}
+	}
+	if c.LLM.LocalThreads < 0 {
+		return bad("local-threads", "%d: must not be negative (0: 1 thread)", c.LLM.LocalThreads)
+	}
+	if c.LLM.LocalMaxTokens < 0 || c.LLM.LocalMaxTokens >= local.DefaultContext {
+		return bad("local-max-tokens", "%d: want 0 (the default, %d) to %d", c.LLM.LocalMaxTokens, local.DefaultMaxTokens, local.DefaultContext-1)
 	}
 	if c.LLM.Concurrency < 0 {
 		return bad("concurrency", "%d: must not be negative (0: max(8, -workers))", c.LLM.Concurrency)
@@ -207,6 +257,24 @@ func (c *Config) Validate() error {
 		return bad("thought-threshold", "%v: want a cosine similarity in [0, 1]", t)
 	}
 	return nil
+}
+
+// EmbedBackend is the backend of the embedder: Embed when set, else
+// Backend ("replay": from the cache).
+func (c LLMConfig) EmbedBackend() string {
+	if c.Embed != "" {
+		return c.Embed
+	}
+	return c.Backend
+}
+
+// Describe names the backend and, when it differs, the embedding backend,
+// for the first line of a run.
+func (c LLMConfig) Describe() string {
+	if c.Embed == "" {
+		return c.Backend + " backend"
+	}
+	return c.Backend + " backend, " + c.Embed + " embeddings"
 }
 
 // CachePath is the response cache file, or "" when caching is off.

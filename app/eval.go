@@ -99,7 +99,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 		tasks = tasks[:cfg.Tasks]
 	}
 	paper := paperOracle(cfg.Env)
-	backend, err := NewBackend(cfg)
+	backend, err := NewBackend(ctx, cfg, io.Err)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("eval directory: %w", err)
 	}
-	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s backend\n", cfg.Methods, suite.Name(), cfg.Split, len(tasks), cfg.Workers, cfg.LLM.Backend)
+	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s\n", cfg.Methods, suite.Name(), cfg.Split, len(tasks), cfg.Workers, cfg.LLM.Describe())
 
 	var (
 		results []EvalResult

@@ -57,13 +57,16 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
 	}
 	tasks = TrainingTasks(suite, tasks, cfg.PerType, cfg.Seed)
-	backend, err := NewBackend(cfg)
+	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
+		tasks = tasks[:cfg.Tasks] // a short run (tests of real models)
+	}
+	backend, err := NewBackend(ctx, cfg, io.Err)
 	if err != nil {
 		return nil, err
 	}
 	defer backend.Close()
-	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s backend, run directory %s\n",
-		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Backend, cfg.Run)
+	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s, run directory %s\n",
+		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Describe(), cfg.Run)
 	var results []TrainResult
 	wroteConfig := false
 	for _, name := range cfg.Methods {

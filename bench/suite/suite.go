@@ -1,7 +1,7 @@
 // Package suite is issue 10's benchmark suite behind `make bench`: it runs
 // every group of figures (clustering, trainer overhead per step, parallel
-// episodes, checkpoints, environments), each with its target and a baseline
-// measured in the same run, and returns one table of rows.
+// episodes, checkpoints, environments, local models), each with its target
+// and a baseline measured in the same run, and returns one table of rows.
 //
 // Groups that measure memory or would disturb each other run in child
 // processes of the benchmark program itself (Options.Exe with -child), so
@@ -28,7 +28,7 @@ import (
 )
 
 // Groups lists the groups in the order they run.
-var Groups = []string{"cluster", "step", "parallel", "checkpoint", "household", "zmachine"}
+var Groups = []string{"cluster", "step", "parallel", "checkpoint", "household", "zmachine", "local"}
 
 // ErrGroup is returned for an unknown group name.
 var ErrGroup = errors.New("unknown benchmark group")
@@ -188,6 +188,8 @@ func external(ctx context.Context, opts Options, g string) ([]report.Row, error)
 		return householdRows(ctx, opts)
 	case "zmachine":
 		return zmachineRows(ctx, opts)
+	case "local":
+		return localRows(ctx, opts)
 	}
 	return nil, fmt.Errorf("%w: %q", ErrGroup, g)
 }

