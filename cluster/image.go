@@ -374,6 +374,9 @@ func (d *decoder) int32n(what string, limit int64) int {
 	if d.err == nil && v > limit {
 		d.fail("%s %d exceeds %d", what, v, limit)
 	}
+	if d.err != nil {
+		return 0 // nothing is sized from a bad count
+	}
 	return int(v)
 }
 
@@ -382,6 +385,8 @@ func (d *decoder) int64n(what string, limit int64) int {
 	v := d.u64()
 	if d.err == nil && (v > uint64(limit)) {
 		d.fail("%s %d exceeds %d", what, v, limit)
+	}
+	if d.err != nil {
 		return 0
 	}
 	return int(v)
