@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/cluster"
 	"github.com/samem/trainer/forget"
 	"github.com/samem/trainer/qlearn"
 )
@@ -16,7 +19,11 @@ import (
 // as Parquet (checkpoints.SaveSAMem).
 func (m *Method) Save(ctx context.Context, dir string) error {
 	m.mu.Lock()
-	st := m.snapshot()
+	st, images, err := m.snapshotImages()
+	if err != nil {
+		m.mu.Unlock()
+		return fmt.Errorf("save samem: %w", err)
+	}
 	clock, err := json.Marshal(progress{Step: m.step, Stats: m.stats, NextState: m.states.NextID(), NextThought: m.thoughts.NextID()})
 	m.mu.Unlock()
 	if err != nil {
@@ -24,6 +31,20 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	}
 	if err := checkpoints.SaveSAMem(ctx, dir, st); err != nil {
 		return fmt.Errorf("save samem: %w", err)
+	}
+	// The cluster indexes as they are (issue 18), so that Load need not
+	// rebuild them; derived files, rebuilt by Load when unusable.
+	for i, img := range images {
+		if img == nil {
+			continue
+		}
+		err := checkpoints.WriteDerived(ctx, filepath.Join(dir, indexFiles[i]), func(w io.Writer) error {
+			_, err := img.WriteTo(w)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("save samem: %w", err)
+		}
 	}
 	// The checkpoint directory is committed as a whole (checkpoints.Store),
 	// so a plain write is atomic enough here.
@@ -52,12 +73,40 @@ func (m *Method) Snapshot() checkpoints.SAMemState {
 }
 
 func (m *Method) snapshot() checkpoints.SAMemState {
+	return checkpoints.SAMemState{QTable: m.qrows(), States: m.states.Rows(), Thoughts: m.thoughts.Rows()}
+}
+
+func (m *Method) qrows() []checkpoints.QRow {
 	entries := m.table.Entries()
 	q := make([]checkpoints.QRow, len(entries))
 	for i, e := range entries {
 		q[i] = checkpoints.QRow{StateID: e.State, ThoughtID: e.Thought, Q: e.Q, Visits: e.Visits, LastUpdateStep: e.LastStep}
 	}
-	return checkpoints.SAMemState{QTable: q, States: m.states.Rows(), Thoughts: m.thoughts.Rows()}
+	return q
+}
+
+// indexFiles are the index files of the states and the thoughts, in the
+// order of snapshotImages' images.
+var indexFiles = [2]string{checkpoints.StatesIndexFile, checkpoints.ThoughtsIndexFile}
+
+// snapshotImages is snapshot with the images of the state and thought
+// indexes (nil for the text clusters of the NoClustering ablation), each
+// taken at the same moment as its rows.
+func (m *Method) snapshotImages() (checkpoints.SAMemState, [2]*cluster.Image, error) {
+	var imgs [2]*cluster.Image
+	var rows [2][]checkpoints.ClusterRow
+	for i, c := range []clusters{m.states, m.thoughts} {
+		vc, ok := c.(*vectorClusters)
+		if !ok {
+			rows[i] = c.Rows()
+			continue
+		}
+		var err error
+		if rows[i], imgs[i], err = vc.snapshot(); err != nil {
+			return checkpoints.SAMemState{}, imgs, err
+		}
+	}
+	return checkpoints.SAMemState{QTable: m.qrows(), States: rows[0], Thoughts: rows[1]}, imgs, nil
 }
 
 // Load implements agent.Saver. The memory is replaced only when the whole
@@ -87,19 +136,55 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("load samem %s: %w", dir, err)
 	}
-	states, err := restoreClusters(m.cfg.NoClustering, m.cfg.Threshold, m.deps.Embedder.Dim(), st.States, pr.NextState)
-	if err != nil {
-		return fmt.Errorf("load samem %s: states: %w", dir, err)
+	// The cluster indexes come back from their index files when these are
+	// usable (issue 18); otherwise they are rebuilt from the vectors, which
+	// LoadSAMem has read and checked, with a note: an index file is derived
+	// data, and a damaged one costs time, never the checkpoint.
+	var restored [2]clusters
+	var notes []string
+	for i, kind := range []string{"states", "thoughts"} {
+		var image []byte
+		var imageErr error
+		if !m.cfg.NoClustering {
+			image, imageErr = checkpoints.ReadDerived(ctx, filepath.Join(dir, indexFiles[i]))
+		}
+		rows, next, threshold := st.States, pr.NextState, m.cfg.Threshold
+		if i == 1 {
+			rows, next, threshold = st.Thoughts, pr.NextThought, m.cfg.ThoughtThreshold
+		}
+		c, note, err := restoreClusters(m.cfg.NoClustering, threshold, m.deps.Embedder.Dim(), rows, next, image, imageErr)
+		if err != nil {
+			return fmt.Errorf("load samem %s: %s: %w", dir, kind, err)
+		}
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("%s index %s: %s", kind, indexFiles[i], note))
+		}
+		restored[i] = c
 	}
-	thoughts, err := restoreClusters(m.cfg.NoClustering, m.cfg.ThoughtThreshold, m.deps.Embedder.Dim(), st.Thoughts, pr.NextThought)
-	if err != nil {
-		return fmt.Errorf("load samem %s: thoughts: %w", dir, err)
+	states, thoughts := restored[0], restored[1]
+	if len(notes) > 0 {
+		log := m.deps.Log
+		if log == nil {
+			log = os.Stderr
+		}
+		fmt.Fprintf(log, "samem: load %s: %s\n", dir, strings.Join(notes, "; "))
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.loadNotes = notes
 	m.table, m.states, m.thoughts = table, states, thoughts
 	m.step, m.stats = pr.Step, pr.Stats
 	m.forgetter = forget.New(m.deps.Checker)
 	m.forgetter.MinThoughts = m.cfg.MinThoughts
 	return nil
+}
+
+// LoadNotes returns the notes of the last successful Load: one per cluster
+// index that was rebuilt instead of read from its index file, saying why
+// (no file in an older checkpoint, or what was wrong with it). Load also
+// prints them, on one line, to Deps.Log.
+func (m *Method) LoadNotes() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.loadNotes...)
 }
