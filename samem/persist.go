@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster"
@@ -132,46 +133,73 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 			return fmt.Errorf("load samem %s: entry (%d, %d) updated at step %d after the saved clock %d", dir, r.StateID, r.ThoughtID, r.LastUpdateStep, pr.Step)
 		}
 	}
-	table, err := qlearn.FromEntries(qlearn.Params{Alpha: m.cfg.Alpha, Gamma: m.cfg.Gamma}, entries)
-	if err != nil {
-		return fmt.Errorf("load samem %s: %w", dir, err)
-	}
+	// The Q-table and the two cluster indexes are built at the same time:
+	// they share nothing, and on two cores this takes a third off a large
+	// memory's Load (issue 18).
+	//
 	// The cluster indexes come back from their index files when these are
 	// usable (issue 18); otherwise they are rebuilt from the vectors, which
 	// LoadSAMem has read and checked, with a note: an index file is derived
 	// data, and a damaged one costs time, never the checkpoint.
-	var restored [2]clusters
-	var notes []string
+	var (
+		wg       sync.WaitGroup
+		table    *qlearn.Table
+		tableErr error
+		restored [2]clusters
+		notes    [2]string
+		errs     [2]error
+	)
+	wg.Go(func() {
+		table, tableErr = qlearn.FromEntries(qlearn.Params{Alpha: m.cfg.Alpha, Gamma: m.cfg.Gamma}, entries)
+	})
 	for i, kind := range []string{"states", "thoughts"} {
-		var image []byte
-		var imageErr error
-		if !m.cfg.NoClustering {
-			image, imageErr = checkpoints.ReadDerived(ctx, filepath.Join(dir, indexFiles[i]))
-		}
-		rows, next, threshold := st.States, pr.NextState, m.cfg.Threshold
-		if i == 1 {
-			rows, next, threshold = st.Thoughts, pr.NextThought, m.cfg.ThoughtThreshold
-		}
-		c, note, err := restoreClusters(m.cfg.NoClustering, threshold, m.deps.Embedder.Dim(), rows, next, image, imageErr)
+		wg.Go(func() {
+			var image []byte
+			var imageErr error
+			if !m.cfg.NoClustering {
+				image, imageErr = checkpoints.ReadDerived(ctx, filepath.Join(dir, indexFiles[i]))
+			}
+			rows, next, threshold := st.States, pr.NextState, m.cfg.Threshold
+			if i == 1 {
+				rows, next, threshold = st.Thoughts, pr.NextThought, m.cfg.ThoughtThreshold
+			}
+			c, note, err := restoreClusters(m.cfg.NoClustering, threshold, m.deps.Embedder.Dim(), rows, next, image, imageErr)
+			if err != nil {
+				errs[i] = fmt.Errorf("load samem %s: %s: %w", dir, kind, err)
+				return
+			}
+			if note != "" {
+				notes[i] = fmt.Sprintf("%s index %s: %s", kind, indexFiles[i], note)
+			}
+			restored[i] = c
+		})
+	}
+	wg.Wait()
+	if tableErr != nil {
+		return fmt.Errorf("load samem %s: %w", dir, tableErr)
+	}
+	for _, err := range errs {
 		if err != nil {
-			return fmt.Errorf("load samem %s: %s: %w", dir, kind, err)
+			return err
 		}
-		if note != "" {
-			notes = append(notes, fmt.Sprintf("%s index %s: %s", kind, indexFiles[i], note))
+	}
+	var noted []string
+	for _, n := range notes {
+		if n != "" {
+			noted = append(noted, n)
 		}
-		restored[i] = c
 	}
 	states, thoughts := restored[0], restored[1]
-	if len(notes) > 0 {
+	if len(noted) > 0 {
 		log := m.deps.Log
 		if log == nil {
 			log = os.Stderr
 		}
-		fmt.Fprintf(log, "samem: load %s: %s\n", dir, strings.Join(notes, "; "))
+		fmt.Fprintf(log, "samem: load %s: %s\n", dir, strings.Join(noted, "; "))
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.loadNotes = notes
+	m.loadNotes = noted
 	m.table, m.states, m.thoughts = table, states, thoughts
 	m.step, m.stats = pr.Step, pr.Stats
 	m.forgetter = forget.New(m.deps.Checker)
