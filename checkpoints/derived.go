@@ -21,6 +21,9 @@ import (
 // with their SHA-256 in the manifest like every file, but a damaged, foreign
 // or missing derived file does not make a checkpoint unusable: Verify
 // leaves them to ReadDerived, and the loader rebuilds the index with a note.
+// They did not change FormatVersion: a checkpoint without them (written
+// before them) is still a valid checkpoint of this format, and each file
+// carries its own version, which the loader checks.
 const (
 	StatesIndexFile   = "states.index"
 	ThoughtsIndexFile = "thoughts.index"
