@@ -249,7 +249,8 @@ const maxImageDim = 1 << 16
 // the CRC-32C, and that every count fits in the bytes that follow it (so no
 // damaged count makes it allocate more than the file's size), and walks the
 // graph section to check what coder/hnsw's Import would otherwise trust.
-// Errors wrap ErrImage. The image may keep sub-slices of b.
+// Errors wrap ErrImage. The image keeps sub-slices of b: b must not change
+// afterwards.
 func ReadImage(b []byte) (*Image, error) {
 	const head = len(imageMagic) + 4
 	if len(b) < head+4 {
@@ -502,7 +503,9 @@ func checkGraph(b []byte, dim int) ([]int64, error) {
 // clusters, another dimension, leaf size, fanout or M, or when a check of
 // the lists or the graph against the vectors fails; with ErrConfig or
 // ErrDim as Restore does for bad clusters. With cfg.Candidates < 0 the
-// image's graph is ignored; an image without a graph gets one built.
+// image's graph is ignored; an image without a graph gets one built. The
+// index takes over img's arrays (no copy): img must not be used again once
+// RestoreImage has succeeded.
 func RestoreImage(cfg Config, clusters []Cluster, img *Image) (*Index, error) {
 	ix, slots, err := restoreStore(cfg, clusters)
 	if err != nil {
