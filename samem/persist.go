@@ -169,7 +169,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 				return
 			}
 			if note != "" {
-				notes[i] = fmt.Sprintf("%s index %s: %s", kind, indexFiles[i], note)
+				notes[i] = fmt.Sprintf("%s index %s: %s", kind, filepath.Join(dir, indexFiles[i]), note)
 			}
 			restored[i] = c
 		})

@@ -199,7 +199,7 @@ func TestLoadDamagedIndex(t *testing.T) {
 	}
 	re, log, before, after := loadCase(t, 1000, func(dir string) { flip(filepath.Join(dir, checkpoints.StatesIndexFile)) })
 	notes := re.LoadNotes()
-	if len(notes) != 1 || !strings.Contains(notes[0], "states index "+checkpoints.StatesIndexFile) || !strings.Contains(notes[0], "CRC-32C") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "states index ") || !strings.HasSuffix(strings.Fields(notes[0])[2], checkpoints.StatesIndexFile+":") || !strings.Contains(notes[0], "CRC-32C") {
 		t.Fatalf("notes %q, want one naming the states index and its CRC", notes)
 	}
 	if !strings.Contains(log, "rebuilt") {
