@@ -91,9 +91,10 @@ func SaveSAMem(ctx context.Context, dir string, st SAMemState) error {
 func LoadSAMem(ctx context.Context, dir string, dim int) (SAMemState, error) {
 	var st SAMemState
 	statesPath, thoughtsPath, qPath := filepath.Join(dir, StatesFile), filepath.Join(dir, ThoughtsFile), filepath.Join(dir, QTableFile)
-	// The three files are read at the same time (they share nothing; on
-	// two cores a large memory reads in about half the time); errors are
-	// reported in the order states, thoughts, Q-table, as one at a time.
+	// The three files are read at the same time (they share nothing, so
+	// with cores to spare the read waits for the longest, not the sum);
+	// errors are reported in the order states, thoughts, Q-table, as when
+	// they were read one at a time.
 	var errs [3]error
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -17,7 +17,8 @@ import (
 )
 
 // Save implements agent.Saver: the Q-table and the state and thought clusters
-// as Parquet (checkpoints.SaveSAMem).
+// as Parquet (checkpoints.SaveSAMem), and the images of the two cluster
+// indexes as derived files (checkpoints.StatesIndexFile, ThoughtsIndexFile).
 func (m *Method) Save(ctx context.Context, dir string) error {
 	m.mu.Lock()
 	st, images, err := m.snapshotImages()
@@ -134,8 +135,8 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 		}
 	}
 	// The Q-table and the two cluster indexes are built at the same time:
-	// they share nothing, and on two cores this takes a third off a large
-	// memory's Load (issue 18).
+	// they share nothing, so with cores to spare the Load waits for the
+	// longest of the three rather than their sum.
 	//
 	// The cluster indexes come back from their index files when these are
 	// usable (issue 18); otherwise they are rebuilt from the vectors, which
