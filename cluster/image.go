@@ -19,8 +19,10 @@ import (
 // was without a rebuild (issue 18): the lists with their pivots, the
 // angular bounds and the 2-bit and 4-bit codes of their rows, and the HNSW
 // graph as coder/hnsw's Export writes it. Restore rebuilds all of this with
-// k-means and one graph insert per representative (about 1.4 s for seed
-// 002's 10,000 states and 10,000 thoughts); RestoreImage reads it back.
+// k-means and one graph insert per representative (a SAMem Load of 10,000
+// states and 10,000 thoughts took 1.42 s with that rebuild, its files alone
+// about 0.27 s: bench/results/2026-11-22.md and issue 18); RestoreImage
+// reads it back.
 //
 // An image is tied to the clusters it was taken with: it records their
 // number and a CRC-32C of their ids and stored (unit) vectors, and

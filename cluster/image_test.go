@@ -216,7 +216,9 @@ func TestImageRefused(t *testing.T) {
 // image must answer queries with clusters it was given; one accepted with
 // its own CRC (damage the CRC does not catch) must decide as an exact scan
 // does. A forged CRC with changed row codes can make decisions inexact:
-// row codes are not re-derived on load (35 µs a row, most of a rebuild),
+// row codes are not re-derived on load (quantize4 and quantize2 took 35 µs
+// a row on the loaded 2-core machine, against 0.26 s for a whole restore
+// of 10,000 rows),
 // so RestoreImage trusts them as LoadSAMem trusts the Q-table.
 func FuzzReadImage(f *testing.F) {
 	const dim = 16
