@@ -17,7 +17,8 @@
 //	<run>/checkpoints/iter-0003/MANIFEST.json format version, files, sizes, SHA-256
 //	<run>/checkpoints/iter-0003/meta.parquet  one row: Meta
 //	<run>/checkpoints/iter-0003/<method>/...  what the method's Save wrote
-//	                 (SAMem: qtable.parquet, states.parquet, thoughts.parquet)
+//	                 (SAMem: qtable.parquet, states.parquet, thoughts.parquet,
+//	                 and the derived states.index, thoughts.index: see IsDerived)
 //	<run>/checkpoints/.lock                   flock held by the open Store
 //	<run>/checkpoints/.tmp-*                  a checkpoint being written (or
 //	                 left by a killed process; Open removes it)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -89,16 +90,27 @@ func SaveSAMem(ctx context.Context, dir string, st SAMemState) error {
 // ErrMissing, ErrNotParquet, ErrSchema or ErrCorrupt.
 func LoadSAMem(ctx context.Context, dir string, dim int) (SAMemState, error) {
 	var st SAMemState
-	var err error
 	statesPath, thoughtsPath, qPath := filepath.Join(dir, StatesFile), filepath.Join(dir, ThoughtsFile), filepath.Join(dir, QTableFile)
-	if st.States, err = readFileWith(ctx, statesPath, openParquet[ClusterRow], readClusterRows); err != nil {
-		return SAMemState{}, fmt.Errorf("load samem: %w", err)
-	}
-	if st.Thoughts, err = readFileWith(ctx, thoughtsPath, openParquet[ClusterRow], readClusterRows); err != nil {
-		return SAMemState{}, fmt.Errorf("load samem: %w", err)
-	}
-	if st.QTable, err = readFileWith(ctx, qPath, openParquet[QRow], readQRows); err != nil {
-		return SAMemState{}, fmt.Errorf("load samem: %w", err)
+	// The three files are read at the same time (they share nothing, so
+	// with cores to spare the read waits for the longest, not the sum);
+	// errors are reported in the order states, thoughts, Q-table, as when
+	// they were read one at a time.
+	var errs [3]error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		st.States, errs[0] = readFileWith(ctx, statesPath, openParquet[ClusterRow], readClusterRows)
+	})
+	wg.Go(func() {
+		st.Thoughts, errs[1] = readFileWith(ctx, thoughtsPath, openParquet[ClusterRow], readClusterRows)
+	})
+	wg.Go(func() {
+		st.QTable, errs[2] = readFileWith(ctx, qPath, openParquet[QRow], readQRows)
+	})
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return SAMemState{}, fmt.Errorf("load samem: %w", err)
+		}
 	}
 	stateIDs, dim, err := checkClusters(statesPath, st.States, dim)
 	if err != nil {

@@ -432,7 +432,10 @@ func hashFile(p string, sync bool) (int64, string, error) {
 
 // Verify checks a checkpoint directory against its manifest: the format
 // version, and for every listed file its presence, size and SHA-256; a file
-// the manifest does not list is an error too. Errors name the file and wrap
+// the manifest does not list is an error too. Derived files (IsDerived: the
+// cluster indexes) are the exception: ReadDerived checks them against the
+// manifest when they are read, and a load rebuilds a damaged or missing one
+// from the files Verify checked, so they never make a checkpoint unusable. Errors name the file and wrap
 // ErrMissing, ErrCorrupt, ErrFormatVersion or ErrBadName.
 func Verify(ctx context.Context, dir string) error {
 	mp := filepath.Join(dir, ManifestFile)
@@ -468,6 +471,9 @@ func Verify(ctx context.Context, dir string) error {
 			return fmt.Errorf("verify checkpoint: %s: %w: path %q", mp, ErrBadName, f.Path)
 		}
 		listed[f.Path] = true
+		if IsDerived(f.Path) {
+			continue // checked when read (ReadDerived); a load rebuilds it
+		}
 		fp := filepath.Join(dir, filepath.FromSlash(f.Path))
 		st, err := os.Lstat(fp)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -498,7 +504,7 @@ func Verify(ctx context.Context, dir string) error {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, fp)
-		if !listed[filepath.ToSlash(rel)] {
+		if !listed[filepath.ToSlash(rel)] && !IsDerived(rel) {
 			return fmt.Errorf("verify checkpoint: %s: %w: file not listed in %s", fp, ErrCorrupt, ManifestFile)
 		}
 		return nil

@@ -115,3 +115,30 @@ func BenchmarkRestore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRestoreImage times RestoreImage of n clusters from the image of
+// their index (read from its file's bytes: ReadImage included), the path
+// of a checkpoint with index files (issue 18), beside BenchmarkRestore, the
+// rebuild it replaces.
+func BenchmarkRestoreImage(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		cs, _ := benchStore(b, n)
+		ix, err := Restore(Config{Dim: 1024}, cs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, file := imageBytes(b, ix)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				img, err := ReadImage(file)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := RestoreImage(Config{Dim: 1024}, cs, img); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

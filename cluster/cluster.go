@@ -17,6 +17,11 @@
 // bound (i4.go; the query and the pivots use int8 codes, i8.go) then prove
 // that no stored vector beats the best candidate; only rows within about
 // 0.12 of the bar get an exact float32 product.
+//
+// An Image (image.go) is the index's lists and graph as they are, for a
+// checkpoint: RestoreImage brings an index back from it and its clusters
+// without the k-means and graph inserts of Restore, after checking it
+// against the vectors (issue 18).
 package cluster
 
 import "errors"

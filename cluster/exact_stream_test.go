@@ -16,7 +16,8 @@ var streamSeed = flag.Uint64("stream-seed", 20261122, "seed of the synthetic emb
 // joined cluster and its similarity to be the same, with and without the
 // HNSW candidate stage (decisions must not depend on it: the bounds prove
 // them). The index with the graph takes the first graphN vectors only, to
-// keep the test quick under -race.
+// keep the test quick under -race. Each index is saved and loaded through
+// its image half-way (the decisions after the load are checked as before).
 func TestAssignMatchesExact(t *testing.T) {
 	const n, graphN = 10000, 5000
 	seed := *streamSeed
@@ -26,8 +27,12 @@ func TestAssignMatchesExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"graph", "lists only"}
+	cfgs := []Config{{Dim: 1024}, {Dim: 1024, Candidates: -1}}
+	// Each index goes through a save/load cycle (its image written and
+	// read back, issue 18) half-way through its vectors.
+	reloadAt := []int{graphN / 2, n / 2}
 	var ixs []*Index
-	for _, cfg := range []Config{{Dim: 1024}, {Dim: 1024, Candidates: -1}} {
+	for _, cfg := range cfgs {
 		ix, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -48,6 +53,11 @@ func TestAssignMatchesExact(t *testing.T) {
 		for k, ix := range ixs {
 			if k == 0 && i >= graphN {
 				continue
+			}
+			if i == reloadAt[k] {
+				re := reload(t, ix, cfgs[k])
+				sameLists(t, ix, re)
+				ixs[k], ix = re, re
 			}
 			id, isNew, sim, err := ix.Assign(v, "")
 			if err != nil {

@@ -155,37 +155,48 @@ func (ix *Index) newGraph() {
 // texts, member counts and vectors, as Clusters returned them. The next new
 // cluster gets an id above all of them (and at least cfg.FirstID).
 func Restore(cfg Config, clusters []Cluster) (*Index, error) {
-	ix, err := New(cfg)
+	ix, slots, err := restoreStore(cfg, clusters)
 	if err != nil {
 		return nil, err
+	}
+	ix.lists.build(slots, ix.row, ix.cfg.Rng)
+	ix.builtAt = len(slots)
+	ix.graphLists(0)
+	return ix, nil
+}
+
+// restoreStore returns a new index whose store holds clusters (checked, in
+// id order, one slot each, in no list and not in the graph yet) and their
+// slots.
+func restoreStore(cfg Config, clusters []Cluster) (*Index, []int32, error) {
+	ix, err := New(cfg)
+	if err != nil {
+		return nil, nil, err
 	}
 	cs := slices.Clone(clusters)
 	slices.SortFunc(cs, func(a, b Cluster) int { return cmpInt64(a.ID, b.ID) })
 	for i, c := range cs {
 		switch {
 		case i > 0 && c.ID == cs[i-1].ID:
-			return nil, fmt.Errorf("%w: duplicate cluster id %d", ErrConfig, c.ID)
+			return nil, nil, fmt.Errorf("%w: duplicate cluster id %d", ErrConfig, c.ID)
 		case c.Members < 1:
-			return nil, fmt.Errorf("%w: cluster %d has %d members", ErrConfig, c.ID, c.Members)
+			return nil, nil, fmt.Errorf("%w: cluster %d has %d members", ErrConfig, c.ID, c.Members)
 		case len(c.Vector) != ix.cfg.Dim:
-			return nil, fmt.Errorf("restore cluster %d: %w: got %d, want %d", c.ID, ErrDim, len(c.Vector), ix.cfg.Dim)
+			return nil, nil, fmt.Errorf("restore cluster %d: %w: got %d, want %d", c.ID, ErrDim, len(c.Vector), ix.cfg.Dim)
 		}
 	}
 	slots := make([]int32, 0, len(cs))
 	for _, c := range cs {
 		slot, err := ix.store(c.ID, c.Vector, c.Text, c.Members)
 		if err != nil {
-			return nil, fmt.Errorf("restore cluster %d: %w", c.ID, err)
+			return nil, nil, fmt.Errorf("restore cluster %d: %w", c.ID, err)
 		}
 		slots = append(slots, slot)
 	}
 	if n := len(cs); n > 0 {
 		ix.nextID = max(ix.nextID, cs[n-1].ID+1)
 	}
-	ix.lists.build(slots, ix.row, ix.cfg.Rng)
-	ix.builtAt = len(slots)
-	ix.graphLists(0)
-	return ix, nil
+	return ix, slots, nil
 }
 
 func cmpInt64(a, b int64) int {

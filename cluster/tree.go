@@ -207,8 +207,19 @@ func (l *lists) fill(g int, p []float32, rows []int32, row func(int32) []float32
 	}
 }
 
-func (l *lists) addRow(g int, slot int32, x []float32, c float32) {
+// boundOf returns the angular bound data of a row with cos(row, pivot) c,
+// as computed by the float32 product.
+func (l *lists) boundOf(c float32) rowBound {
 	lo := max(-1, float64(c)-l.slack)
+	lo32 := float32(lo)
+	if float64(lo32) > lo {
+		lo32 = math.Nextafter32(lo32, -2)
+	}
+	lo32 = max(-1, lo32)
+	return rowBound{lo: lo32, sin: roundUp(math.Sqrt(1 - float64(lo32)*float64(lo32)))}
+}
+
+func (l *lists) addRow(g int, slot int32, x []float32, c float32) {
 	l.minCos[g] = min(l.minCos[g], c)
 	codes := l.codes[g]
 	n := len(codes)
@@ -228,12 +239,7 @@ func (l *lists) addRow(g int, slot int32, x []float32, c float32) {
 	codes2 = codes2[:n2+l.tdim]
 	cs2, ce2 := quantize2(codes2[n2:], x)
 	l.codes2[g] = codes2
-	lo32 := float32(lo)
-	if float64(lo32) > lo {
-		lo32 = math.Nextafter32(lo32, -2)
-	}
-	lo32 = max(-1, lo32)
-	l.bounds[g] = append(l.bounds[g], rowBound{lo: lo32, sin: roundUp(math.Sqrt(1 - float64(lo32)*float64(lo32)))})
+	l.bounds[g] = append(l.bounds[g], l.boundOf(c))
 	l.info[g] = append(l.info[g], rowInfo{scale2: cs2, cerr2: ce2, scale: cs, cerr: ce, slot: slot})
 }
 

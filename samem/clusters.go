@@ -1,6 +1,7 @@
 package samem
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -38,7 +39,11 @@ func newClusters(exactText bool, threshold float32, dim int) (clusters, error) {
 	return &vectorClusters{ix: ix}, nil
 }
 
-func restoreClusters(exactText bool, threshold float32, dim int, rows []checkpoints.ClusterRow, nextID int64) (clusters, error) {
+// restoreClusters returns the clusters of rows. With image bytes (an index
+// file, issue 18) the vector index comes back from them; when they are
+// absent or unusable it is rebuilt, and note says why (empty when the image
+// was used or there is no index to restore).
+func restoreClusters(exactText bool, threshold float32, dim int, rows []checkpoints.ClusterRow, nextID int64, image []byte, imageErr error) (c clusters, note string, err error) {
 	if exactText {
 		c := newTextClusters()
 		c.next = nextID
@@ -47,17 +52,35 @@ func restoreClusters(exactText bool, threshold float32, dim int, rows []checkpoi
 			c.rows[r.ID] = r
 			c.next = max(c.next, r.ID+1)
 		}
-		return c, nil
+		return c, "", nil
 	}
 	cs := make([]cluster.Cluster, len(rows))
 	for i, r := range rows {
 		cs[i] = cluster.Cluster{ID: r.ID, Text: r.Text, Members: r.Members, Vector: r.Embedding}
 	}
-	ix, err := cluster.Restore(cluster.Config{Threshold: threshold, Dim: dim, FirstID: nextID}, cs)
-	if err != nil {
-		return nil, err
+	cfg := cluster.Config{Threshold: threshold, Dim: dim, FirstID: nextID}
+	if imageErr == nil {
+		img, err := cluster.ReadImage(image)
+		if err == nil {
+			ix, err := cluster.RestoreImage(cfg, cs, img)
+			if err == nil {
+				return &vectorClusters{ix: ix}, "", nil
+			}
+			imageErr = err
+		} else {
+			imageErr = err
+		}
 	}
-	return &vectorClusters{ix: ix}, nil
+	// Rebuilt from the vectors. A bad cluster fails here as it would have
+	// without an image.
+	ix, err := cluster.Restore(cfg, cs)
+	if err != nil {
+		return nil, "", err
+	}
+	if errors.Is(imageErr, checkpoints.ErrMissing) {
+		return &vectorClusters{ix: ix}, "no index file (a checkpoint written before index files); rebuilt", nil
+	}
+	return &vectorClusters{ix: ix}, fmt.Sprintf("index not used (%v); rebuilt from the vectors", imageErr), nil
 }
 
 // vectorClusters is the paper's clustering: cosine similarity over
@@ -95,8 +118,15 @@ func (v *vectorClusters) Vector(id int64) []float32 {
 func (v *vectorClusters) Remove(ids ...int64) { v.ix.Remove(ids...) }
 func (v *vectorClusters) Len() int            { return v.ix.Len() }
 
-func (v *vectorClusters) Rows() []checkpoints.ClusterRow {
-	cs := v.ix.Clusters()
+func (v *vectorClusters) Rows() []checkpoints.ClusterRow { return clusterRows(v.ix.Clusters()) }
+
+// snapshot returns the rows and the index image of one moment.
+func (v *vectorClusters) snapshot() ([]checkpoints.ClusterRow, *cluster.Image, error) {
+	cs, img, err := v.ix.Snapshot()
+	return clusterRows(cs), img, err
+}
+
+func clusterRows(cs []cluster.Cluster) []checkpoints.ClusterRow {
 	rows := make([]checkpoints.ClusterRow, len(cs))
 	for i, c := range cs {
 		rows[i] = checkpoints.ClusterRow{ID: c.ID, Text: c.Text, Members: c.Members, Embedding: c.Vector}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/samem/trainer/agent"
@@ -109,6 +110,9 @@ type Deps struct {
 	Thinker    thought.Thinker
 	Checker    forget.Checker
 	Embedder   llm.Embedder
+	// Log receives the method's notes (a cluster index rebuilt on Load);
+	// nil means os.Stderr.
+	Log io.Writer
 }
 
 // Method is SAMem.
@@ -124,6 +128,7 @@ type Method struct {
 	step      int64 // training transitions applied (the Q-table's step clock)
 	stats     Stats
 	vecs      vecCache
+	loadNotes []string // of the last Load (LoadNotes)
 }
 
 // Stats counts what the method did; reports print them.

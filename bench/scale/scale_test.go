@@ -34,8 +34,14 @@ func TestStepOverheadSmall(t *testing.T) {
 	if res.States < small.States || res.Thoughts < small.Thoughts || res.Entries <= small.Entries() {
 		t.Errorf("memory after the run: %d states, %d thoughts, %d entries; want more than loaded (%+v)", res.States, res.Thoughts, res.Entries, small)
 	}
-	if res.Median <= 0 || res.P90 < res.Median || res.Exact <= 0 {
+	if res.Median <= 0 || res.P90 < res.Median || res.Exact <= 0 || res.Load <= 0 || res.Rebuild <= 0 || res.LoadRuns != 3 {
 		t.Errorf("times: %+v", res)
+	}
+	// StepOverhead checks each Load's path (restored or rebuilt) by the
+	// method's notes; here the sizes: index files were written and counted
+	// apart from the tables.
+	if res.IndexBytes <= 0 || res.Bytes <= res.IndexBytes {
+		t.Errorf("checkpoint %d bytes, index files %d", res.Bytes, res.IndexBytes)
 	}
 }
 

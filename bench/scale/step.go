@@ -2,10 +2,16 @@ package scale
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/samem/trainer/agent"
@@ -34,6 +40,8 @@ type StepConfig struct {
 	// Profile, when not nil, is started just before the timed steps and
 	// stopped after them (a CPU profile of the hot path).
 	Profile func() (stop func())
+	// LoadRuns is how many times each Load path is timed (default 3).
+	LoadRuns int
 }
 
 // StepResult is what StepOverhead measured.
@@ -42,12 +50,20 @@ type StepResult struct {
 	// Exact is the median time of the baseline: an exact scan deciding the
 	// step's state and its thought (two decisions) over the same memory.
 	Exact time.Duration
-	// Save and Load are the method's own checkpoint Save and Load of the
-	// synthetic memory (Load rebuilds both cluster indexes).
-	Save, Load time.Duration
-	States     int // state clusters after the run
-	Thoughts   int
-	Entries    int
+	// Save is the method's own checkpoint Save of the synthetic memory,
+	// index files included. Load is the median of LoadRuns Loads of it with
+	// the cluster indexes read from their index files (issue 18); Rebuild
+	// the median of as many Loads of the same checkpoint without its index
+	// files (a checkpoint from before them: both indexes rebuilt), timed
+	// alternately with the first.
+	Save, Load, Rebuild time.Duration
+	LoadRuns            int
+	// Bytes is the size of the checkpoint's files without the index files,
+	// IndexBytes that of the index files.
+	Bytes, IndexBytes int64
+	States            int // state clusters after the run
+	Thoughts          int
+	Entries           int
 }
 
 // StepOverhead measures the trainer's own work per step of SAMem (seed 002
@@ -79,6 +95,9 @@ func StepOverhead(ctx context.Context, cfg StepConfig) (StepResult, error) {
 	if cfg.Repeat == 0 {
 		cfg.Repeat = 0.3
 	}
+	if cfg.LoadRuns <= 0 {
+		cfg.LoadRuns = 3
+	}
 	mem, err := NewMemory(ctx, cfg.Size, cfg.Seed)
 	if err != nil {
 		return res, err
@@ -101,29 +120,61 @@ func StepOverhead(ctx context.Context, cfg StepConfig) (StepResult, error) {
 	sf, tf := &feed{texts: stateTexts}, &feed{texts: thoughtTexts}
 
 	m, err := samem.New(samem.Config{NoForgetting: true}, samem.Deps{
-		Summarizer: stubSummarizer{sf}, Thinker: stubThinker{tf}, Checker: forget.Offline{}, Embedder: emb})
+		Summarizer: stubSummarizer{sf}, Thinker: stubThinker{tf}, Checker: forget.Offline{}, Embedder: emb, Log: io.Discard})
 	if err != nil {
 		return res, err
 	}
-	// A checkpoint of the synthetic memory, loaded the way a resumed run
-	// loads one: Save writes the method's step clock beside the (empty)
-	// tables, which are then replaced by the synthetic ones.
+	// A checkpoint of the synthetic memory: Save writes the method's step
+	// clock beside the (empty) tables, which are then replaced by the
+	// synthetic ones; the index files of the empty memory are removed, so
+	// that the first Load rebuilds the indexes, and Save then writes them.
 	if err := m.Save(ctx, dir); err != nil {
 		return res, err
 	}
 	if err := checkpoints.SaveSAMem(ctx, dir, mem.State); err != nil {
 		return res, err
 	}
-	t0 := time.Now()
-	if err := m.Load(ctx, dir); err != nil {
+	if err := hideIndexes(dir, true); err != nil {
 		return res, err
 	}
-	res.Load = time.Since(t0)
-	t0 = time.Now()
+	if err := load(ctx, m, dir, false); err != nil {
+		return res, err
+	}
+	os.RemoveAll(filepath.Join(dir, hiddenIndexes))
+	t0 := time.Now()
 	if err := m.Save(ctx, dir); err != nil {
 		return res, err
 	}
 	res.Save = time.Since(t0)
+	if res.Bytes, res.IndexBytes, err = dirBytes(dir); err != nil {
+		return res, err
+	}
+	// The two Load paths, alternately, so that a change in the machine's
+	// load falls on both. The last Load reads the index files: the steps
+	// below run on restored indexes.
+	var loads, rebuilds []time.Duration
+	for range cfg.LoadRuns {
+		for _, restored := range []bool{false, true} {
+			if err := hideIndexes(dir, !restored); err != nil {
+				return res, err
+			}
+			runtime.GC()
+			t0 := time.Now()
+			if err := load(ctx, m, dir, restored); err != nil {
+				return res, err
+			}
+			d := time.Since(t0)
+			if restored {
+				loads = append(loads, d)
+			} else {
+				rebuilds = append(rebuilds, d)
+			}
+		}
+	}
+	if err := hideIndexes(dir, false); err != nil {
+		return res, err
+	}
+	res.Load, res.Rebuild, res.LoadRuns = median(loads), median(rebuilds), cfg.LoadRuns
 
 	// Baseline: the exact scan's two decisions per step on the same store.
 	exS, exT, err := exactOf(mem.State)
@@ -231,4 +282,66 @@ func quantile(xs []time.Duration, q float64) time.Duration {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[int(q*float64(len(s)-1))]
+}
+
+// hiddenIndexes is where hideIndexes keeps a checkpoint's index files.
+const hiddenIndexes = "hidden-indexes"
+
+// hideIndexes moves the index files of the checkpoint in dir aside (hide)
+// or back.
+func hideIndexes(dir string, hide bool) error {
+	aside := filepath.Join(dir, hiddenIndexes)
+	if err := os.MkdirAll(aside, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []string{checkpoints.StatesIndexFile, checkpoints.ThoughtsIndexFile} {
+		from, to := filepath.Join(dir, f), filepath.Join(aside, f)
+		if !hide {
+			from, to = to, from
+		}
+		if err := os.Rename(from, to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// load loads dir into m and checks that the indexes took the path the
+// figure claims: read from their files (restored) or rebuilt.
+func load(ctx context.Context, m *samem.Method, dir string, restored bool) error {
+	if err := m.Load(ctx, dir); err != nil {
+		return err
+	}
+	notes := m.LoadNotes()
+	if restored && len(notes) > 0 {
+		return fmt.Errorf("load with index files rebuilt an index: %s", strings.Join(notes, "; "))
+	}
+	if !restored && len(notes) != 2 {
+		return fmt.Errorf("load without index files: notes %q, want both indexes rebuilt", notes)
+	}
+	return nil
+}
+
+// dirBytes returns the size of the checkpoint's files in dir (not below
+// it), without and with only the index files.
+func dirBytes(dir string) (files, index int64, err error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return 0, 0, err
+		}
+		if checkpoints.IsDerived(e.Name()) {
+			index += fi.Size()
+		} else {
+			files += fi.Size()
+		}
+	}
+	return files, index, nil
 }

@@ -153,7 +153,16 @@ func stepRows(ctx context.Context, opts Options) ([]report.Row, error) {
 		{Figure: "trainer overhead per step, p90 (ms)", Value: ms(res.P90), Baseline: ms(res.Exact), BaselineName: "2 exact-scan decisions",
 			Ratio: ms(res.Exact) / ms(res.P90), RatioName: "x faster"},
 		{Figure: "SAMem Save of that memory (s)", Value: res.Save.Seconds(), Target: report.Target{Op: report.AtMost, Limit: 2}, Baseline: none, Ratio: none},
-		{Figure: "SAMem Load of that memory, cluster indexes rebuilt (s)", Value: res.Load.Seconds(), Target: report.Target{Op: report.AtMost, Limit: 1.5}, Baseline: none, Ratio: none},
+		// Issue 18: at most 0.5 s with the cluster indexes read from the
+		// checkpoint, beside the rebuild of a checkpoint without index
+		// files (issue 10's target for that path was 1.5 s).
+		{Figure: fmt.Sprintf("SAMem Load of that memory, cluster indexes from the checkpoint, median of %d (s)", res.LoadRuns), Value: res.Load.Seconds(),
+			Target: report.Target{Op: report.AtMost, Limit: 0.5}, Baseline: res.Rebuild.Seconds(), BaselineName: "indexes rebuilt (no index files)",
+			Ratio: res.Rebuild.Seconds() / res.Load.Seconds(), RatioName: "x faster"},
+		{Figure: fmt.Sprintf("SAMem Load of that memory without index files, indexes rebuilt, median of %d (s)", res.LoadRuns), Value: res.Rebuild.Seconds(),
+			Target: report.Target{Op: report.AtMost, Limit: 1.5}, Baseline: none, Ratio: none},
+		{Figure: "SAMem checkpoint of that memory: size of the index files (MiB)", Value: mib(res.IndexBytes),
+			Baseline: mib(res.Bytes), BaselineName: "the other files", Ratio: 100 * float64(res.IndexBytes) / float64(res.Bytes), RatioName: "% growth"},
 	}, nil
 }
 
@@ -333,3 +342,5 @@ func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	}
 	return []report.Row{r}, nil
 }
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
