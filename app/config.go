@@ -36,6 +36,8 @@ type Config struct {
 	Env   EnvConfig    `json:"env"`
 	LLM   LLMConfig    `json:"llm"`
 	SAMem samem.Config `json:"samem"`
+	// AriGraph configures the arigraph method (and its variants).
+	AriGraph AriGraphConfig `json:"arigraph"`
 	// Ablation is one of the Table 2 ablations of seed 002 ("", "no-q",
 	// "no-situation", "no-decay"); it sets the matching SAMem switches.
 	Ablation string `json:"ablation,omitempty"`
@@ -58,6 +60,16 @@ type EnvConfig struct {
 	GymTrain  string `json:"gym_train,omitempty"` // agentgym: task indices of train, e.g. "0-99"
 	GymValid  string `json:"gym_valid,omitempty"` // agentgym: task indices of valid_unseen
 	GymSeen   string `json:"gym_seen,omitempty"`  // agentgym: task indices of valid_seen
+}
+
+// AriGraphConfig holds the arigraph method's switches (seed 000).
+type AriGraphConfig struct {
+	// Carry keeps each task's map and the type-level placements across
+	// episodes (this project's option); off: every episode starts empty, as
+	// in the paper.
+	Carry bool `json:"carry"`
+	// NoEpisodic turns episodic retrieval off (seed 000 Fig. 4's ablation).
+	NoEpisodic bool `json:"no_episodic"`
 }
 
 // LLMConfig selects and configures the model backend.

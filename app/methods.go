@@ -37,7 +37,7 @@ var registry = map[string]entry{
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return arigraph.New(arigraph.Config{}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: cfg.AriGraph.NoEpisodic}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
 	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,22 +79,33 @@ func byType(b *strings.Builder, d Data) {
 }
 
 // ablations is Table 2: the variants against the full method, as success
-// rate and average score with the difference from the full method.
+// rate and average score with the difference from the full method; the
+// other methods' ablations (named "<method>-<variant>", e.g. seed 000 Fig.
+// 4's arigraph-no-episodic) get a table of the same form each.
 func ablations(b *strings.Builder, d Data) {
+	ablationTable(b, d, "samem", "## Ablations (seed 002 Table 2)")
+	for _, m := range d.Methods {
+		if m.Name != "samem" && slices.ContainsFunc(d.Methods, func(v Method) bool { return strings.HasPrefix(v.Name, m.Name+"-") }) {
+			ablationTable(b, d, m.Name, "## Ablations of "+m.Name)
+		}
+	}
+}
+
+func ablationTable(b *strings.Builder, d Data, base, heading string) {
 	var full *Method
 	var vs []Method
 	for i, m := range d.Methods {
 		switch {
-		case m.Name == "samem":
+		case m.Name == base:
 			full = &d.Methods[i]
-		case strings.HasPrefix(m.Name, "samem-"):
+		case strings.HasPrefix(m.Name, base+"-"):
 			vs = append(vs, m)
 		}
 	}
 	if full == nil || len(vs) == 0 {
 		return
 	}
-	b.WriteString("## Ablations (seed 002 Table 2)\n\n")
+	b.WriteString(heading + "\n\n")
 	b.WriteString("| variant | what is removed | success | Δ success | avg score | Δ avg score |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|\n")
 	fmt.Fprintf(b, "| %s | nothing (full) | %.3f | | %.3f | |\n", full.Name, full.Overall.SuccessRate, full.Overall.AvgScore)

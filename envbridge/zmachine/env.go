@@ -55,7 +55,7 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 	e.g = g
 	e.maxSteps = t.MaxSteps
 	if e.maxSteps <= 0 {
-		e.maxSteps = e.suite.cfg.MaxSteps
+		e.maxSteps = e.suite.stepLimit(g.name)
 	}
 	p, opening, err := e.suite.start(ctx, g, t.Seed, e.dir)
 	if err != nil {
