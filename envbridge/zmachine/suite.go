@@ -119,6 +119,10 @@ type game struct {
 	goal      string
 	oracle    int // walkthrough length; 0 when unknown
 	walk      []string
+	// Cleaning games (seed 000): where the items start and where they
+	// belong; nil for other games and for a Cleaning game with no default
+	// layout beside it.
+	cleanStart, cleanRight *Layout
 }
 
 // Suite offers the games of one story file or of a folder of story files
@@ -286,6 +290,11 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 		g.maxScore = desc.Metadata.MaxScore
 	}
 	g.walk, g.oracle = walk, len(walk)
+	if hasDesc && IsCleaningGame(g.name) {
+		if err := g.readCleaning(); err != nil {
+			return err
+		}
+	}
 	banner, _ := splitBanner(opening)
 	g.textworld = hasDesc || strings.Contains(banner, "$$$$")
 	switch {
@@ -295,6 +304,9 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 		g.goal = Objective(opening)
 	case hasDesc && strings.TrimSpace(desc.Objective) != "":
 		g.goal = strings.Join(strings.Fields(desc.Objective), " ")
+	case g.cleanRight != nil:
+		// seed 000 Sec. 4.1's Cleaning task, in the paper's words.
+		g.goal = "Tidy up the house: identify the items that are out of place and return each of them to its appropriate location."
 	case g.maxScore > 0:
 		g.goal = "Play the game and raise your score as high as you can (the maximum is " +
 			strconv.FormatFloat(g.maxScore, 'f', -1, 64) + " points)."
@@ -303,6 +315,27 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	default:
 		g.goal = "Play the game and reach its end."
 	}
+	return nil
+}
+
+// readCleaning reads the layouts of a Cleaning game: its own description
+// (where the items start) and its house's default layout (where they
+// belong; DefaultLayoutFile). The score's maximum is 2 per displaced item.
+func (g *game) readCleaning() error {
+	right, ok := DefaultLayoutFile(g.file)
+	if !ok {
+		return nil
+	}
+	start, err := ReadLayout(strings.TrimSuffix(g.file, filepath.Ext(g.file)) + ".json")
+	if err != nil {
+		return fmt.Errorf("cleaning layout: %w", err)
+	}
+	def, err := ReadLayout(right)
+	if err != nil {
+		return fmt.Errorf("cleaning default layout: %w", err)
+	}
+	g.cleanStart, g.cleanRight = &start, &def
+	g.maxScore = NewCleaning(start, def).Max()
 	return nil
 }
 
