@@ -36,6 +36,8 @@ type Config struct {
 	Env   EnvConfig    `json:"env"`
 	LLM   LLMConfig    `json:"llm"`
 	SAMem samem.Config `json:"samem"`
+	// Thinker configures SAMem's (and the no-memory baseline's) thinker.
+	Thinker ThinkerConfig `json:"thinker"`
 	// AriGraph configures the arigraph method (and its variants).
 	AriGraph AriGraphConfig `json:"arigraph"`
 	// Ablation is one of the Table 2 ablations of seed 002 ("", "no-q",
@@ -60,6 +62,14 @@ type EnvConfig struct {
 	GymTrain  string `json:"gym_train,omitempty"` // agentgym: task indices of train, e.g. "0-99"
 	GymValid  string `json:"gym_valid,omitempty"` // agentgym: task indices of valid_unseen
 	GymSeen   string `json:"gym_seen,omitempty"`  // agentgym: task indices of valid_seen
+}
+
+// ThinkerConfig holds the thinker's switches.
+type ThinkerConfig struct {
+	// OneCall asks for thought and action in one call that also sees the
+	// observation and the admissible actions (the earlier pipeline); off:
+	// the thought from the state, then the action, two calls (seed 002 Eq. 3).
+	OneCall bool `json:"one_call"`
 }
 
 // AriGraphConfig holds the arigraph method's switches (seed 000).

@@ -109,6 +109,7 @@ func thinker(cfg Config, b *Backend) thought.Thinker {
 	}
 	t := thought.NewLLM(b.Chat, b.Embedder)
 	t.Temperature = cfg.LLM.Temperature
+	t.OneCall = cfg.Thinker.OneCall
 	return t
 }
 

@@ -24,7 +24,11 @@ var variants = []struct {
 	{"samem-no-situation", func(c *samem.Config) { c.NoClustering = true }, "w/o situation processing (Table 2): the raw observation is the state, no clustering"},
 	{"samem-no-decay", func(c *samem.Config) { c.NoDecay = true }, "w/o decayed epsilon-greedy (Table 2): memory unused during training"},
 	{"samem-no-forgetting", func(c *samem.Config) { c.NoForgetting = true }, "without the forgetting step (Fig. 6)"},
+	{ActionLevelName, func(c *samem.Config) { c.ActionLevel = true }, "action-level memory (Table 3): Q over (state, action), the stored action guides"},
 }
+
+// ActionLevelName is the action-level variant of seed 002 Table 3.
+const ActionLevelName = "samem-action-level"
 
 // AblationsKeyword is the -method value that means SAMem and its ablation
 // variants.
