@@ -38,6 +38,8 @@ type Config struct {
 	SAMem samem.Config `json:"samem"`
 	// Thinker configures SAMem's (and the no-memory baseline's) thinker.
 	Thinker ThinkerConfig `json:"thinker"`
+	// KGPlan configures the kgplan method (L3M+P).
+	KGPlan KGPlanConfig `json:"kgplan"`
 	// AriGraph configures the arigraph method (and its variants).
 	AriGraph AriGraphConfig `json:"arigraph"`
 	// Ablation is one of the Table 2 ablations of seed 002 ("", "no-q",
@@ -70,6 +72,18 @@ type ThinkerConfig struct {
 	// observation and the admissible actions (the earlier pipeline); off:
 	// the thought from the state, then the action, two calls (seed 002 Eq. 3).
 	OneCall bool `json:"one_call"`
+}
+
+// KGPlanConfig holds the kgplan method's switches (seed 003).
+type KGPlanConfig struct {
+	// Planner is "" or "astar" (the built-in A*), "fast-downward=PATH"
+	// (Fast Downward's driver, A* + LM-cut), or an external planner's
+	// command line "PROG ARGS" with the placeholders {domain}, {problem} and
+	// {plan} (split on spaces, run without a shell).
+	Planner string `json:"planner,omitempty"`
+	// NoLifelong starts every episode with an empty graph (off: an episode
+	// of a task starts from the graph learned in training, seed 003).
+	NoLifelong bool `json:"no_lifelong"`
 }
 
 // AriGraphConfig holds the arigraph method's switches (seed 000).
@@ -214,6 +228,9 @@ func (c *Config) Validate() error {
 		c.SAMem.NoDecay = true
 	default:
 		return bad("ablation", "unknown ablation %q (known: no-q, no-situation, no-decay)", c.Ablation)
+	}
+	if _, err := NewPlanner(c.KGPlan.Planner); err != nil {
+		return bad("planner", "%v", err)
 	}
 	if t := c.SAMem.Threshold; t < 0 || t > 1 {
 		return bad("threshold", "%v: want a cosine similarity in [0, 1]", t)

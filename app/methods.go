@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/samem/trainer/agent"
@@ -46,7 +47,14 @@ var registry = map[string]entry{
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.
 	"kgplan": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		var kc kgplan.Config
+		kc := kgplan.Config{NoLifelong: cfg.KGPlan.NoLifelong}
+		pl, err := NewPlanner(cfg.KGPlan.Planner)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -planner: %v", ErrConfig, err)
+		}
+		if pl != nil {
+			kc.Planner = pl
+		}
 		if cfg.Env.Kind == "household" {
 			// Where objects are likely to be is public knowledge of the
 			// game (ALFWORLD-FACTS.md) that a language model brings; the
