@@ -38,6 +38,8 @@ type Config struct {
 	SAMem samem.Config `json:"samem"`
 	// Thinker configures SAMem's (and the no-memory baseline's) thinker.
 	Thinker ThinkerConfig `json:"thinker"`
+	// CLIN configures the clin method (seed 004).
+	CLIN CLINConfig `json:"clin"`
 	// KGPlan configures the kgplan method (L3M+P).
 	KGPlan KGPlanConfig `json:"kgplan"`
 	// AriGraph configures the arigraph method (and its variants).
@@ -72,6 +74,15 @@ type ThinkerConfig struct {
 	// observation and the admissible actions (the earlier pipeline); off:
 	// the thought from the state, then the action, two calls (seed 002 Eq. 3).
 	OneCall bool `json:"one_call"`
+}
+
+// CLINConfig holds the clin method's settings (seed 004).
+type CLINConfig struct {
+	// Trials adapting a training task's memory; 0: clin.DefaultTrials (5).
+	Trials int `json:"trials"`
+	// MetaFirstTrial starts a training task's first trial from a
+	// meta-memory of the other tasks of its type (off: empty, ADAPT).
+	MetaFirstTrial bool `json:"meta_first_trial"`
 }
 
 // KGPlanConfig holds the kgplan method's switches (seed 003).
@@ -228,6 +239,9 @@ func (c *Config) Validate() error {
 		c.SAMem.NoDecay = true
 	default:
 		return bad("ablation", "unknown ablation %q (known: no-q, no-situation, no-decay)", c.Ablation)
+	}
+	if c.CLIN.Trials < 0 {
+		return bad("clin-trials", "%d: must not be negative", c.CLIN.Trials)
 	}
 	if _, err := NewPlanner(c.KGPlan.Planner); err != nil {
 		return bad("planner", "%v", err)

@@ -7,13 +7,13 @@
 //
 // How the harness's modes map onto the paper's two kinds of learning:
 //
-//   - Train: every episode is a trial of its task. A task's first trial
-//     starts from a meta-memory generated from the archive of the best
-//     memories of the other tasks of its type (GEN-ENV, Eq. 3; empty, so
-//     CLIN-BASE, when the archive is empty); every later trial of the same
-//     task starts from the memory the generator wrote after the previous one
-//     (ADAPT, Eq. 2). Training over several iterations is therefore repeated
-//     trials of the same training tasks with per-task memory.
+//   - Train: every episode is a trial of its task (ADAPT, seed 004 Sec. 5A).
+//     A task's first trial starts with an empty memory (CLIN-BASE; with
+//     Config.MetaFirstTrial, from a meta-memory of the other tasks of its
+//     type instead); every later trial starts from the memory the generator
+//     wrote after the previous one (Eq. 2), for Config.Trials trials (5, as
+//     Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory
+//     without changing it.
 //   - Eval (held-out tasks, memory frozen): each task is new, so its single
 //     trial uses a meta-memory generated from the archive built in training
 //     (GEN-ENV on unseen environments); nothing is stored.
@@ -59,6 +59,17 @@ type Config struct {
 	Temperature float64
 	// MaxTokens of a memory generator reply; default 1024.
 	MaxTokens int
+	// Trials is how many trials of a training task adapt its memory (Eq. 2);
+	// later trials play with the memory of the last one and leave it as it
+	// is. Default DefaultTrials: seed 004 Fig. 4 runs Trial-0 (BASE) to
+	// Trial-4 (ADAPT).
+	Trials int
+	// MetaFirstTrial starts the first trial of a training task from a
+	// meta-memory of the other trained tasks of its type (GEN-ENV-like; the
+	// former behaviour, kept as an option). Default off: the first trial
+	// starts with an empty memory, as ADAPT does (seed 004 Sec. 5A, "CLIN
+	// initializes with an empty memory at the beginning of the first trial").
+	MetaFirstTrial bool
 }
 
 // Defaults of Config.
@@ -68,6 +79,7 @@ const (
 	DefaultWindow    = 3
 	DefaultRetries   = 5
 	DefaultMaxTokens = 1024
+	DefaultTrials    = 5
 )
 
 func (c Config) withDefaults() Config {
@@ -85,6 +97,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.Trials <= 0 {
+		c.Trials = DefaultTrials
 	}
 	return c
 }
@@ -248,6 +263,9 @@ func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction,
 	}
 	arch := m.archive(s.Task.Type, s.Task.ID)
 	m.mu.Unlock()
+	if s.Mode == agent.Train && !m.cfg.MetaFirstTrial {
+		arch = nil // ADAPT: the first trial starts with an empty memory
+	}
 
 	var meta []Abstraction
 	if len(arch) > 0 {
@@ -282,6 +300,10 @@ func (m *Method) finish(ctx context.Context, s agent.Start, trace []Step, out ag
 		m.tasks[s.Task.ID] = tm
 	}
 	trial := len(tm.Trials)
+	if trial >= m.cfg.Trials {
+		m.mu.Unlock()
+		return nil // the task's trials are done (Config.Trials)
+	}
 	var prev []Memory
 	if tm.HasMeta && trial < m.cfg.Window {
 		prev = append(prev, Memory{Trial: -1, Items: tm.Meta})

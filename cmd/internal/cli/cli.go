@@ -59,6 +59,8 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Var(float32Flag{&cfg.SAMem.ThoughtThreshold}, "thought-threshold", "samem: cosine similarity threshold of thought clustering (default 0.85)")
 	fs.BoolVar(&cfg.SAMem.NoForgetting, "no-forgetting", cfg.SAMem.NoForgetting, "samem: turn the forgetting step off (seed 002 Fig. 6)")
 	fs.BoolVar(&cfg.Thinker.OneCall, "one-call", cfg.Thinker.OneCall, "samem and nomemory: ask for thought and action in one call that also sees the observation (off: the thought from the state, then the action, two calls as seed 002 Eq. 3)")
+	fs.IntVar(&cfg.CLIN.Trials, "clin-trials", cfg.CLIN.Trials, "clin: trials that adapt a training task's memory (0: 5, seed 004 Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory")
+	fs.BoolVar(&cfg.CLIN.MetaFirstTrial, "clin-meta-first-trial", cfg.CLIN.MetaFirstTrial, "clin: start a training task's first trial from a meta-memory of the other trained tasks of its type (off: an empty memory, as ADAPT in seed 004 Sec. 5A)")
 	fs.StringVar(&cfg.KGPlan.Planner, "planner", cfg.KGPlan.Planner, "kgplan: the classical planner: astar (built in, default), fast-downward=PATH (Fast Downward's driver, A* + LM-cut), or an external planner's command line \"PROG ARGS\" naming {domain}, {problem} and {plan} (no shell)")
 	fs.BoolVar(&cfg.KGPlan.NoLifelong, "kgplan-no-lifelong", cfg.KGPlan.NoLifelong, "kgplan: start every episode with an empty graph (off: a task's episode starts from the graph learned in training, seed 003's lifelong memory)")
 	fs.BoolVar(&cfg.AriGraph.Carry, "arigraph-carry", cfg.AriGraph.Carry, "arigraph: keep each task's map and the placements seen in training for later episodes (off: every episode starts with an empty graph, as in seed 000)")
