@@ -83,6 +83,9 @@ type CLINConfig struct {
 	// MetaFirstTrial starts a training task's first trial from a
 	// meta-memory of the other tasks of its type (off: empty, ADAPT).
 	MetaFirstTrial bool `json:"meta_first_trial"`
+	// SelectByEmbedding chooses the memory items shown by embedding top-20
+	// even with a model (off: a model call selects them, seed 004 Sec. 3.3).
+	SelectByEmbedding bool `json:"select_by_embedding"`
 }
 
 // KGPlanConfig holds the kgplan method's switches (seed 003).

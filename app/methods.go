@@ -34,7 +34,7 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial}, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial, SelectByEmbedding: cfg.CLIN.SelectByEmbedding}, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {

@@ -38,10 +38,11 @@ import (
 
 // Config tunes CLIN. The zero value of a field means its default.
 type Config struct {
-	// TopK is how many memory items the controller sees at a step, chosen by
-	// embedding similarity to the task and current observation. The paper
-	// selects "relevant" items with an extra LLM call and gives no number
-	// (Sec. 3.3); its example memories hold 12-15 items (Fig. 10-12).
+	// TopK is how many memory items the controller sees at a step when they
+	// are chosen by embedding similarity to the task and current observation
+	// (offline, or SelectByEmbedding). With a model the paper's selection is
+	// used: an extra LLM call lists the relevant items (Sec. 3.3, select.go),
+	// with no number given; its example memories hold 12-15 items (Fig. 10-12).
 	// Default 20: on the household world (5 training tasks per type, 4
 	// iterations, offline roles) valid_unseen success was 0.81 with 12 and
 	// 0.86 with 20, because the hashing embedder's relevance sometimes drops
@@ -59,6 +60,10 @@ type Config struct {
 	Temperature float64
 	// MaxTokens of a memory generator reply; default 1024.
 	MaxTokens int
+	// SelectByEmbedding chooses the items by embedding top-TopK even with a
+	// model (the former behaviour, kept as an option; saves one call per
+	// trial). Default off: the model selects (Sec. 3.3).
+	SelectByEmbedding bool
 	// Trials is how many trials of a training task adapt its memory (Eq. 2);
 	// later trials play with the memory of the last one and leave it as it
 	// is. Default DefaultTrials: seed 004 Fig. 4 runs Trial-0 (BASE) to
@@ -123,7 +128,8 @@ type Method struct {
 	emb   llm.Embedder
 	ctrl  Controller
 	gen   Generator
-	model string // "offline" or "llm", for the checkpoint
+	sel   Selector // nil offline: items chosen by embedding
+	model string   // "offline" or "llm", for the checkpoint
 
 	mu    sync.Mutex
 	tasks map[string]*taskMemory // by task id
@@ -176,6 +182,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Chat != nil {
 		m.ctrl = &LLMController{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.gen = &LLMGenerator{Chat: deps.Chat, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		m.sel = &LLMSelector{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.model = "llm"
 	} else {
 		m.ctrl, m.gen, m.model = OfflineController{}, OfflineGenerator{}, "offline"
