@@ -37,6 +37,14 @@ type Config struct {
 	Env   EnvConfig    `json:"env"`
 	LLM   LLMConfig    `json:"llm"`
 	SAMem samem.Config `json:"samem"`
+	// Thinker configures SAMem's (and the no-memory baseline's) thinker.
+	Thinker ThinkerConfig `json:"thinker"`
+	// CLIN configures the clin method (seed 004).
+	CLIN CLINConfig `json:"clin"`
+	// KGPlan configures the kgplan method (L3M+P).
+	KGPlan KGPlanConfig `json:"kgplan"`
+	// AriGraph configures the arigraph method (and its variants).
+	AriGraph AriGraphConfig `json:"arigraph"`
 	// Ablation is one of the Table 2 ablations of seed 002 ("", "no-q",
 	// "no-situation", "no-decay"); it sets the matching SAMem switches.
 	Ablation string `json:"ablation,omitempty"`
@@ -63,6 +71,48 @@ type EnvConfig struct {
 	GymTrain  string `json:"gym_train,omitempty"` // agentgym: task indices of train, e.g. "0-99"
 	GymValid  string `json:"gym_valid,omitempty"` // agentgym: task indices of valid_unseen
 	GymSeen   string `json:"gym_seen,omitempty"`  // agentgym: task indices of valid_seen
+}
+
+// ThinkerConfig holds the thinker's switches.
+type ThinkerConfig struct {
+	// OneCall asks for thought and action in one call that also sees the
+	// observation and the admissible actions (the earlier pipeline); off:
+	// the thought from the state, then the action, two calls (seed 002 Eq. 3).
+	OneCall bool `json:"one_call"`
+}
+
+// CLINConfig holds the clin method's settings (seed 004).
+type CLINConfig struct {
+	// Trials adapting a training task's memory; 0: clin.DefaultTrials (5).
+	Trials int `json:"trials"`
+	// MetaFirstTrial starts a training task's first trial from a
+	// meta-memory of the other tasks of its type (off: empty, ADAPT).
+	MetaFirstTrial bool `json:"meta_first_trial"`
+	// SelectByEmbedding chooses the memory items shown by embedding top-20
+	// even with a model (off: a model call selects them, seed 004 Sec. 3.3).
+	SelectByEmbedding bool `json:"select_by_embedding"`
+}
+
+// KGPlanConfig holds the kgplan method's switches (seed 003).
+type KGPlanConfig struct {
+	// Planner is "" or "astar" (the built-in A*), "fast-downward=PATH"
+	// (Fast Downward's driver, A* + LM-cut), or an external planner's
+	// command line "PROG ARGS" with the placeholders {domain}, {problem} and
+	// {plan} (split on spaces, run without a shell).
+	Planner string `json:"planner,omitempty"`
+	// NoLifelong starts every episode with an empty graph (off: an episode
+	// of a task starts from the graph learned in training, seed 003).
+	NoLifelong bool `json:"no_lifelong"`
+}
+
+// AriGraphConfig holds the arigraph method's switches (seed 000).
+type AriGraphConfig struct {
+	// Carry keeps each task's map and the type-level placements across
+	// episodes (this project's option); off: every episode starts empty, as
+	// in the paper.
+	Carry bool `json:"carry"`
+	// NoEpisodic turns episodic retrieval off (seed 000 Fig. 4's ablation).
+	NoEpisodic bool `json:"no_episodic"`
 }
 
 // LLMConfig selects and configures the model backend.
@@ -249,6 +299,12 @@ func (c *Config) Validate() error {
 		c.SAMem.NoDecay = true
 	default:
 		return bad("ablation", "unknown ablation %q (known: no-q, no-situation, no-decay)", c.Ablation)
+	}
+	if c.CLIN.Trials < 0 {
+		return bad("clin-trials", "%d: must not be negative", c.CLIN.Trials)
+	}
+	if _, err := NewPlanner(c.KGPlan.Planner); err != nil {
+		return bad("planner", "%v", err)
 	}
 	if t := c.SAMem.Threshold; t < 0 || t > 1 {
 		return bad("threshold", "%v: want a cosine similarity in [0, 1]", t)

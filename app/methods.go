@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/samem/trainer/agent"
@@ -33,11 +34,11 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(clin.Config{}, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial, SelectByEmbedding: cfg.CLIN.SelectByEmbedding}, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return arigraph.New(arigraph.Config{}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: cfg.AriGraph.NoEpisodic}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
 	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {
@@ -46,7 +47,14 @@ var registry = map[string]entry{
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.
 	"kgplan": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		var kc kgplan.Config
+		kc := kgplan.Config{NoLifelong: cfg.KGPlan.NoLifelong}
+		pl, err := NewPlanner(cfg.KGPlan.Planner)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -planner: %v", ErrConfig, err)
+		}
+		if pl != nil {
+			kc.Planner = pl
+		}
 		if cfg.Env.Kind == "household" {
 			// Where objects are likely to be is public knowledge of the
 			// game (ALFWORLD-FACTS.md) that a language model brings; the
@@ -109,6 +117,7 @@ func thinker(cfg Config, b *Backend) thought.Thinker {
 	}
 	t := thought.NewLLM(b.Chat, b.Embedder)
 	t.Temperature = cfg.LLM.Temperature
+	t.OneCall = cfg.Thinker.OneCall
 	return t
 }
 

@@ -95,6 +95,9 @@ func TestSweep(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if log := os.Getenv("TRAINER_FAKE_PLANNER"); log != "" {
+		os.Exit(fakePlanner(log, os.Args[1:]))
+	}
 	// Small plots: rasterising under -race takes seconds per plot.
 	reportOptions.DPI = 30
 	os.Exit(m.Run())

@@ -24,7 +24,11 @@ var variants = []struct {
 	{"samem-no-situation", func(c *samem.Config) { c.NoClustering = true }, "w/o situation processing (Table 2): the raw observation is the state, no clustering"},
 	{"samem-no-decay", func(c *samem.Config) { c.NoDecay = true }, "w/o decayed epsilon-greedy (Table 2): memory unused during training"},
 	{"samem-no-forgetting", func(c *samem.Config) { c.NoForgetting = true }, "without the forgetting step (Fig. 6)"},
+	{ActionLevelName, func(c *samem.Config) { c.ActionLevel = true }, "action-level memory (Table 3): Q over (state, action), the stored action guides"},
 }
+
+// ActionLevelName is the action-level variant of seed 002 Table 3.
+const ActionLevelName = "samem-action-level"
 
 // AblationsKeyword is the -method value that means SAMem and its ablation
 // variants.
@@ -60,11 +64,15 @@ type Variant struct {
 // checkpoints and results are its own.
 func (v *Variant) Name() string { return v.name }
 
-// Ablations lists the ablation variants' names, in Table 2 order.
+// Ablations lists the ablation variants' names: SAMem's in Table 2 order,
+// then the other methods' (methodVariants).
 func Ablations() []string {
-	out := make([]string, len(variants))
-	for i, v := range variants {
-		out[i] = v.name
+	out := make([]string, 0, len(variants)+len(methodVariants))
+	for _, v := range variants {
+		out = append(out, v.name)
+	}
+	for _, v := range methodVariants {
+		out = append(out, v.name)
 	}
 	return out
 }
@@ -72,6 +80,11 @@ func Ablations() []string {
 // AblationDoc describes an ablation variant, or returns "" for other names.
 func AblationDoc(name string) string {
 	for _, v := range variants {
+		if v.name == name {
+			return v.doc
+		}
+	}
+	for _, v := range methodVariants {
 		if v.name == name {
 			return v.doc
 		}
@@ -88,8 +101,22 @@ func MainMethods(withBaselines bool) []string {
 	return slices.DeleteFunc(MethodNames(withBaselines), IsAblation)
 }
 
-// AblationMethods is what -method ablations means: SAMem and its variants.
-func AblationMethods() []string { return append([]string{samem.Name}, Ablations()...) }
+// AblationMethods is what -method ablations means: SAMem and its variants,
+// then each other method with an ablation followed by its variants (the full
+// method is what a variant is compared with).
+func AblationMethods() []string {
+	out := []string{samem.Name}
+	for _, v := range variants {
+		out = append(out, v.name)
+	}
+	for _, v := range methodVariants {
+		if !slices.Contains(out, v.base) {
+			out = append(out, v.base)
+		}
+		out = append(out, v.name)
+	}
+	return out
+}
 
 // TrainedMethods lists the registered methods (variants included) that have
 // a committed checkpoint in the run directory, sorted.

@@ -153,7 +153,8 @@ func TestMethodLLMOverServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(Config{}, Deps{Chat: client, Embed: client})
+	// Carry, so that the placements learned in training can be checked.
+	m, err := New(Config{Carry: true}, Deps{Chat: client, Embed: client})
 	if err != nil {
 		t.Fatal(err)
 	}

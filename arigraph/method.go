@@ -25,8 +25,16 @@ type Config struct {
 	History  int // recent steps in working memory; default DefaultHistory
 	// Temperature of the LLM roles; default 0.
 	Temperature float64
-	// NoEpisodic turns off episodic retrieval (the paper's ablation).
+	// NoEpisodic turns off episodic retrieval (the paper's ablation, seed
+	// 000 Sec. 4.3, Fig. 4 "AriGraph w/o episodic").
 	NoEpisodic bool
+	// Carry keeps a task's map and type-level placements from training
+	// episodes for later episodes (this project's lifelong option). Off by
+	// default: seed 000's agent learns zero-shot, every episode starting
+	// with an empty graph (Abstract, Sec. 4).
+	Carry bool
+	// Name is the method's name; default "arigraph" (variants get their own).
+	Name string
 }
 
 // Deps are the models the method uses.
@@ -42,8 +50,9 @@ var ErrConfig = errors.New("arigraph: invalid configuration")
 //
 // What persists across episodes: AriGraph is a world model of one
 // environment instance, learned zero-shot within an episode (seed 000).
-// Here every episode builds its own graph. After a training episode the
-// method keeps (1) the map of that task's environment (exit and spatial
+// Every episode builds its own graph, starting empty, and by default nothing
+// persists (training is then a no-op: the paper's setting). With
+// Config.Carry, after a training episode the method keeps (1) the map of that task's environment (exit and spatial
 // triplets, which a reset does not change), reused when the same task is
 // played again (the Z-machine games replay one instance); and (2) a
 // persistent store of type-level placements ("apple found in fridge"),
@@ -75,6 +84,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	cfg.Width = cmp.Or(cfg.Width, DefaultWidth)
 	cfg.Episodes = cmp.Or(cfg.Episodes, DefaultEpisodes)
 	cfg.History = cmp.Or(cfg.History, DefaultHistory)
+	cfg.Name = cmp.Or(cfg.Name, "arigraph")
 	m := &Method{cfg: cfg, chat: deps.Chat, emb: deps.Embed, vec: NewVectors(deps.Embed),
 		maps: map[string]*Graph{}, priors: map[string]map[string]int{}}
 	if deps.Chat != nil {
@@ -84,7 +94,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 }
 
 // Name implements agent.Method.
-func (m *Method) Name() string { return "arigraph" }
+func (m *Method) Name() string { return m.cfg.Name }
 
 // Size implements agent.Sizer.
 func (m *Method) Size() map[string]int {
@@ -104,12 +114,15 @@ func (m *Method) Size() map[string]int {
 // Start implements agent.Method.
 func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
 	g := NewGraph()
-	m.mu.Lock()
-	if mp := m.maps[s.Task.ID]; mp != nil {
-		g.Add(mp.edges...)
+	var priors []string
+	if m.cfg.Carry {
+		m.mu.Lock()
+		if mp := m.maps[s.Task.ID]; mp != nil {
+			g.Add(mp.edges...)
+		}
+		priors = m.priorLines()
+		m.mu.Unlock()
 	}
-	priors := m.priorLines()
-	m.mu.Unlock()
 	rng := s.Rand
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(uint64(s.Task.Seed), 7))
@@ -356,10 +369,10 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: a training episode stores its map and
-// type-level placements.
+// Finish implements agent.Episode: with Config.Carry, a training episode
+// stores its map and type-level placements; otherwise the graph is dropped.
 func (e *episode) Finish(_ context.Context, _ agent.Outcome) error {
-	if e.s.Mode != agent.Train {
+	if e.s.Mode != agent.Train || !e.m.cfg.Carry {
 		return nil
 	}
 	m := e.m

@@ -64,7 +64,7 @@ func trainEval(t *testing.T, m agent.Method, perType, nEval int) (won, n int, st
 }
 
 func TestHouseholdOffline(t *testing.T) {
-	m, err := New(Config{}, Deps{Embed: offline.New(256)})
+	m, err := New(Config{Carry: true}, Deps{Embed: offline.New(256)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestHouseholdOffline(t *testing.T) {
 	if err := m.Save(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
-	m2, _ := New(Config{}, Deps{Embed: offline.New(256)})
+	m2, _ := New(Config{Carry: true}, Deps{Embed: offline.New(256)})
 	if err := m2.Load(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +90,55 @@ func TestHouseholdOffline(t *testing.T) {
 	}
 }
 
+// TestZeroShot checks seed 000's setting, the default: every episode starts
+// with an empty graph and nothing persists, so training leaves the method
+// as it was, and an episode of a task played before starts empty; the agent
+// still wins unseen tasks from what it learns within each episode.
+func TestZeroShot(t *testing.T) {
+	m, err := New(Config{}, Deps{Embed: offline.New(256)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	won, n, _ := trainEval(t, m, 1, 12)
+	for k, v := range m.Size() {
+		if v != 0 {
+			t.Errorf("zero-shot AriGraph kept %s = %d after training", k, v)
+		}
+	}
+	if won < n/3 {
+		t.Errorf("zero-shot offline AriGraph won %d of %d valid_unseen tasks", won, n)
+	}
+	suite, _ := household.New(household.Config{Seed: 1})
+	train, _ := suite.Tasks(envbridge.SplitTrain)
+	for _, carry := range []bool{false, true} {
+		m, _ := New(Config{Carry: carry}, Deps{Embed: offline.New(256)})
+		env, _ := suite.Open(context.Background())
+		s := agent.Start{Task: train[0], Mode: agent.Train, Style: suite.Style(), Rand: rand.New(rand.NewPCG(1, 1))}
+		if _, err := runner.Run(context.Background(), env, m, s); err != nil {
+			t.Fatal(err)
+		}
+		env.Close()
+		ep, err := m.Start(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := ep.(*episode)
+		if got := e.g.Len() > 0 || len(e.priors) > 0; got != carry {
+			t.Errorf("carry %v: second episode of %s starts with %d triplets and %d priors", carry, train[0].ID, e.g.Len(), len(e.priors))
+		}
+	}
+}
+
 func TestMeasureHousehold(t *testing.T) {
 	if !*measure {
 		t.Skip("run with -measure")
 	}
-	m, _ := New(Config{}, Deps{Embed: offline.New(256)})
-	won, n, steps := trainEval(t, m, 5, 0)
-	fmt.Printf("arigraph offline household valid_unseen: won %d/%d = %.3f, mean steps %.1f\n", won, n, float64(won)/float64(n), float64(steps)/float64(n))
+	for _, carry := range []bool{false, true} {
+		m, _ := New(Config{Carry: carry}, Deps{Embed: offline.New(256)})
+		won, n, steps := trainEval(t, m, 5, 0)
+		fmt.Printf("carry %v: ", carry)
+		fmt.Printf("arigraph offline household valid_unseen: won %d/%d = %.3f, mean steps %.1f\n", won, n, float64(won)/float64(n), float64(steps)/float64(n))
+	}
 }
 
 func gamesDir(t *testing.T) string {

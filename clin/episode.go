@@ -18,7 +18,8 @@ type episode struct {
 	memory []Abstraction
 	rng    *rand.Rand
 	trace  []Step
-	goal   string // the goal behind the pending action
+	goal   string        // the goal behind the pending action
+	shown  []Abstraction // the trial's selected items (model path; select.go)
 }
 
 // Act implements agent.Episode: select memory items relevant now, ask the
@@ -26,7 +27,7 @@ type episode struct {
 // admissible action, retrying with feedback (Sec. 3.3, Alg. 1 lines 6-7).
 func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
 	query := e.start.Task.Goal + "\n" + obs.Text
-	shown, err := e.m.selectItems(ctx, e.memory, query)
+	shown, err := e.selected(ctx, query)
 	if err != nil {
 		return agent.Decision{}, err
 	}

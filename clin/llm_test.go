@@ -156,13 +156,23 @@ func TestLLMPath(t *testing.T) {
 		t.Errorf("memory after trial 0 = %+v, want %+v", got, want)
 	}
 
-	// A new task of the same type starts from a meta-memory (Eq. 3).
-	if _, err := m.Start(ctx, agent.Start{Task: heatMug, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))}); err != nil {
+	// A new training task of the same type starts with an empty memory
+	// (ADAPT, seed 004 Sec. 5A); a held-out task in evaluation starts from a
+	// meta-memory of the trained ones (GEN-ENV, Eq. 3).
+	first, err := m.Start(ctx, agent.Start{Task: heatMug, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))})
+	if err != nil {
 		t.Fatal(err)
 	}
-	meta := m.Memory(heatMug.ID)
+	if mem := first.(*episode).memory; len(mem) != 0 {
+		t.Errorf("first training trial of %s starts from %d items, want an empty memory", heatMug.ID, len(mem))
+	}
+	held, err := m.Start(ctx, agent.Start{Task: heatEgg, Mode: agent.Eval, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := held.(*episode).memory
 	if len(meta) != 2 || meta[0].Trial != -1 || meta[0].Reward != 1 || meta[0].Modifier != ModShould {
-		t.Errorf("meta-memory of %s = %+v, want the 2 parsed items with trial -1, reward 1", heatMug.ID, meta)
+		t.Errorf("meta-memory of %s = %+v, want the 2 parsed items with trial -1, reward 1", heatEgg.ID, meta)
 	}
 	var sawFeedback, sawNewTask bool
 	for _, c := range srv.Calls() {
@@ -171,7 +181,7 @@ func TestLLMPath(t *testing.T) {
 		}
 		p := c.Chat.Prompt()
 		sawFeedback = sawFeedback || strings.Contains(p, `FEEDBACK: The action "fly to the moon" is not executable`)
-		sawNewTask = sawNewTask || strings.Contains(p, "NEW TASK: "+heatMug.Goal)
+		sawNewTask = sawNewTask || strings.Contains(p, "NEW TASK: "+heatEgg.Goal)
 	}
 	if !sawFeedback || !sawNewTask {
 		t.Errorf("retry feedback seen %v, meta prompt for the new task seen %v; want both", sawFeedback, sawNewTask)

@@ -7,13 +7,13 @@
 //
 // How the harness's modes map onto the paper's two kinds of learning:
 //
-//   - Train: every episode is a trial of its task. A task's first trial
-//     starts from a meta-memory generated from the archive of the best
-//     memories of the other tasks of its type (GEN-ENV, Eq. 3; empty, so
-//     CLIN-BASE, when the archive is empty); every later trial of the same
-//     task starts from the memory the generator wrote after the previous one
-//     (ADAPT, Eq. 2). Training over several iterations is therefore repeated
-//     trials of the same training tasks with per-task memory.
+//   - Train: every episode is a trial of its task (ADAPT, seed 004 Sec. 5A).
+//     A task's first trial starts with an empty memory (CLIN-BASE; with
+//     Config.MetaFirstTrial, from a meta-memory of the other tasks of its
+//     type instead); every later trial starts from the memory the generator
+//     wrote after the previous one (Eq. 2), for Config.Trials trials (5, as
+//     Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory
+//     without changing it.
 //   - Eval (held-out tasks, memory frozen): each task is new, so its single
 //     trial uses a meta-memory generated from the archive built in training
 //     (GEN-ENV on unseen environments); nothing is stored.
@@ -38,10 +38,11 @@ import (
 
 // Config tunes CLIN. The zero value of a field means its default.
 type Config struct {
-	// TopK is how many memory items the controller sees at a step, chosen by
-	// embedding similarity to the task and current observation. The paper
-	// selects "relevant" items with an extra LLM call and gives no number
-	// (Sec. 3.3); its example memories hold 12-15 items (Fig. 10-12).
+	// TopK is how many memory items the controller sees at a step when they
+	// are chosen by embedding similarity to the task and current observation
+	// (offline, or SelectByEmbedding). With a model the paper's selection is
+	// used: an extra LLM call lists the relevant items (Sec. 3.3, select.go),
+	// with no number given; its example memories hold 12-15 items (Fig. 10-12).
 	// Default 20: on the household world (5 training tasks per type, 4
 	// iterations, offline roles) valid_unseen success was 0.81 with 12 and
 	// 0.86 with 20, because the hashing embedder's relevance sometimes drops
@@ -59,6 +60,21 @@ type Config struct {
 	Temperature float64
 	// MaxTokens of a memory generator reply; default 1024.
 	MaxTokens int
+	// SelectByEmbedding chooses the items by embedding top-TopK even with a
+	// model (the former behaviour, kept as an option; saves one call per
+	// trial). Default off: the model selects (Sec. 3.3).
+	SelectByEmbedding bool
+	// Trials is how many trials of a training task adapt its memory (Eq. 2);
+	// later trials play with the memory of the last one and leave it as it
+	// is. Default DefaultTrials: seed 004 Fig. 4 runs Trial-0 (BASE) to
+	// Trial-4 (ADAPT).
+	Trials int
+	// MetaFirstTrial starts the first trial of a training task from a
+	// meta-memory of the other trained tasks of its type (GEN-ENV-like; the
+	// former behaviour, kept as an option). Default off: the first trial
+	// starts with an empty memory, as ADAPT does (seed 004 Sec. 5A, "CLIN
+	// initializes with an empty memory at the beginning of the first trial").
+	MetaFirstTrial bool
 }
 
 // Defaults of Config.
@@ -68,6 +84,7 @@ const (
 	DefaultWindow    = 3
 	DefaultRetries   = 5
 	DefaultMaxTokens = 1024
+	DefaultTrials    = 5
 )
 
 func (c Config) withDefaults() Config {
@@ -85,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.Trials <= 0 {
+		c.Trials = DefaultTrials
 	}
 	return c
 }
@@ -108,7 +128,8 @@ type Method struct {
 	emb   llm.Embedder
 	ctrl  Controller
 	gen   Generator
-	model string // "offline" or "llm", for the checkpoint
+	sel   Selector // nil offline: items chosen by embedding
+	model string   // "offline" or "llm", for the checkpoint
 
 	mu    sync.Mutex
 	tasks map[string]*taskMemory // by task id
@@ -161,6 +182,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Chat != nil {
 		m.ctrl = &LLMController{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.gen = &LLMGenerator{Chat: deps.Chat, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
+		m.sel = &LLMSelector{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.model = "llm"
 	} else {
 		m.ctrl, m.gen, m.model = OfflineController{}, OfflineGenerator{}, "offline"
@@ -248,6 +270,9 @@ func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction,
 	}
 	arch := m.archive(s.Task.Type, s.Task.ID)
 	m.mu.Unlock()
+	if s.Mode == agent.Train && !m.cfg.MetaFirstTrial {
+		arch = nil // ADAPT: the first trial starts with an empty memory
+	}
 
 	var meta []Abstraction
 	if len(arch) > 0 {
@@ -282,6 +307,10 @@ func (m *Method) finish(ctx context.Context, s agent.Start, trace []Step, out ag
 		m.tasks[s.Task.ID] = tm
 	}
 	trial := len(tm.Trials)
+	if trial >= m.cfg.Trials {
+		m.mu.Unlock()
+		return nil // the task's trials are done (Config.Trials)
+	}
 	var prev []Memory
 	if tm.HasMeta && trial < m.cfg.Window {
 		prev = append(prev, Memory{Trial: -1, Items: tm.Meta})

@@ -104,7 +104,7 @@ func train(t *testing.T, m *Method, tasks []envbridge.Task, trials int) {
 func TestSaveLoadEqual(t *testing.T) {
 	m := newOffline(t)
 	train(t, m, []envbridge.Task{heatApple, heatMug, cleanPlate}, 3)
-	// heatEgg starts from a meta-memory and has no trial yet.
+	// heatEgg has begun its first trial (an empty memory, ADAPT) and has no adapted memory yet.
 	play(t, m, heatEgg, agent.Train, 0, 5)
 	dir := t.TempDir()
 	if err := m.Save(context.Background(), dir); err != nil {

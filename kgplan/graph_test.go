@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/samem/trainer/agent"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -214,7 +215,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	play(t, s, m, tasks[:3])
+	playMode(t, s, m, tasks[:3], agent.Train)
 	dir := t.TempDir()
 	ctx := context.Background()
 	if err := m.Save(ctx, dir); err != nil {

@@ -44,8 +44,14 @@ func newSuite(t testing.TB) *household.Suite {
 	return s
 }
 
-// play runs every task of a split and returns the episodes.
+// play runs every task of a split in evaluation and returns the episodes.
 func play(t testing.TB, s *household.Suite, m *Method, tasks []envbridge.Task) []runner.Episode {
+	t.Helper()
+	return playMode(t, s, m, tasks, agent.Eval)
+}
+
+// playMode runs every task in the given mode and returns the episodes.
+func playMode(t testing.TB, s *household.Suite, m *Method, tasks []envbridge.Task, mode agent.Mode) []runner.Episode {
 	t.Helper()
 	ctx := context.Background()
 	env, err := s.Open(ctx)
@@ -55,7 +61,7 @@ func play(t testing.TB, s *household.Suite, m *Method, tasks []envbridge.Task) [
 	defer env.Close()
 	var eps []runner.Episode
 	for i, task := range tasks {
-		ep, err := runner.Run(ctx, env, m, agent.Start{Task: task, Mode: agent.Eval, Style: envbridge.StyleHousehold,
+		ep, err := runner.Run(ctx, env, m, agent.Start{Task: task, Mode: mode, Style: envbridge.StyleHousehold,
 			Rand: rand.New(rand.NewPCG(1, uint64(i)))})
 		if err != nil {
 			t.Fatalf("task %s: %v", task.ID, err)

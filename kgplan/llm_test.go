@@ -202,8 +202,11 @@ func TestLLMPath(t *testing.T) {
 			t.Errorf("second update prompt lacks the violation %q:\n%s", v, updates[1])
 		}
 	}
-	if len(goals) != 2 || !strings.Contains(goals[1], "predicate on") {
-		t.Errorf("goal prompts = %d, want 2 with the planner's error in the second:\n%q", len(goals), goals)
+	// Seed 003 Sec. IV-C step 5: every planner failure goes back to the goal
+	// writer, the undefined predicate and then "no plan" (the graph does not
+	// know where an apple is yet), up to GoalAttempts prompts.
+	if len(goals) != 3 || !strings.Contains(goals[1], "predicate on") || !strings.Contains(goals[2], "no plan exists") {
+		t.Errorf("goal prompts = %d, want 3 with the planner's errors in the second and third:\n%q", len(goals), goals)
 	}
 	st := ep.(*episode).stats
 	if st.Updates != 1 || st.Rejected != 1 {

@@ -51,6 +51,15 @@ type Config struct {
 	MaxReplans int
 	// Planner plans; nil means the built-in A* (pddl.AStar).
 	Planner pddl.Planner
+	// NoLifelong starts every episode with an empty graph (the memory is
+	// still kept and saved); default off: an episode of a task starts from
+	// the graph learned in training (seed 003's lifelong memory, lifelong.go).
+	NoLifelong bool
+	// GoalRepromptSyntaxOnly re-prompts the goal writer only when the
+	// planner rejects the goal as undefined or malformed (the former
+	// behaviour). Default off: any planner failure, "no plan" included, is
+	// reported back and the goal re-prompted (seed 003 Sec. IV-C step 5).
+	GoalRepromptSyntaxOnly bool
 	// Prior, when set, is applied to the graph at the start of each episode
 	// after the first observation. It is the test-only "full observation"
 	// switch: tests build it from the household world's start state. Normal
@@ -181,7 +190,15 @@ func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error
 	if rnd == nil {
 		rnd = rand.New(rand.NewPCG(uint64(s.Task.Seed), 8))
 	}
-	return &episode{m: m, task: s.Task, mode: s.Mode, rnd: rnd, g: NewGraph(m.dom), visited: map[string]bool{}, step: -1}, nil
+	g := NewGraph(m.dom)
+	if !m.cfg.NoLifelong {
+		m.mu.Lock()
+		if known := m.graphs[s.Task.ID]; known != nil {
+			g = known.clone() // lifelong memory (lifelong.go)
+		}
+		m.mu.Unlock()
+	}
+	return &episode{m: m, task: s.Task, mode: s.Mode, rnd: rnd, g: g, visited: map[string]bool{}, touched: map[string]bool{}, step: -1}, nil
 }
 
 // episode is one trial: its own graph of the world it is in.
@@ -199,6 +216,7 @@ type episode struct {
 	exploring bool      // plan is an exploration plan, not a plan for the goal
 	target    string    // receptacle being explored
 	visited   map[string]bool
+	touched   map[string]bool // entities the agent's steps changed (lifelong.go)
 	replans   int
 	step      int // index of the last action taken; -1 before the first
 	last      *pddl.Step
@@ -251,6 +269,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 		e.plan = e.plan[1:]
 		e.last = &st
+		e.touch(st)
 		thought := "plan: " + st.String()
 		if e.exploring {
 			thought = "explore " + e.target + ": " + st.String()
@@ -301,13 +320,20 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: the episode's graph becomes the task's
-// memory.
+// Finish implements agent.Episode: after a training episode, the graph as
+// the task's world will be after a reset becomes the task's memory
+// (lifelong.go); evaluation leaves memory as it was.
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
+	var kept *Graph
+	if e.mode == agent.Train {
+		if g, ok := e.resetKnowledge(); ok {
+			kept = g
+		}
+	}
 	e.m.mu.Lock()
 	defer e.m.mu.Unlock()
-	if e.mode == agent.Train || e.m.graphs[e.task.ID] == nil {
-		e.m.graphs[e.task.ID] = e.g
+	if kept != nil {
+		e.m.graphs[e.task.ID] = kept
 	}
 	s := &e.m.stats
 	s.Updates += e.stats.Updates
@@ -525,10 +551,11 @@ func (e *episode) planGoal(ctx context.Context) (pddl.Plan, error) {
 		}
 		e.count(func(s *Stats) { s.PlannerErrors++ })
 		lastErr = err
-		// Only a goal that does not fit the domain is the goal writer's
-		// fault; "no plan" with a well-formed goal means the graph lacks
-		// knowledge, and re-prompting cannot fix that.
-		if !errors.Is(err, pddl.ErrUndefined) && !errors.Is(err, pddl.ErrSyntax) {
+		// Seed 003 Sec. IV-C step 5: "Otherwise, provide the LLM with the
+		// planner output and iteratively re-prompt it to generate the :goal
+		// block" - for any failure. The option keeps re-prompting to goals
+		// that do not fit the domain.
+		if e.m.cfg.GoalRepromptSyntaxOnly && !errors.Is(err, pddl.ErrUndefined) && !errors.Is(err, pddl.ErrSyntax) {
 			break
 		}
 	}

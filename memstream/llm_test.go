@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/samem/trainer/agent"
-	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm"
@@ -61,7 +60,7 @@ func (h *householdModel) reply(c llmtest.Call) llmtest.Reply {
 		h.plans++
 		return llmtest.Reply{Text: fmt.Sprintf(`{"main_goal": "do the task", "plan_steps": [{"sub_goal_1": "find the target object", "reason": "plan-%03d"}]}`, h.plans)}
 	case strings.Contains(p, markDecide):
-		if want := fmt.Sprintf("plan-%03d", h.plans); !strings.Contains(p, "6. Plan: ") || !strings.Contains(p, want) {
+		if want := fmt.Sprintf("plan-%03d", h.plans); !strings.Contains(p, "5. Plan: ") || !strings.Contains(p, want) {
 			h.problems = append(h.problems, "decide prompt without the latest plan "+want)
 		}
 		var adm []string
@@ -178,6 +177,15 @@ func TestLLMPathOverServer(t *testing.T) {
 		if strings.Contains(p, markImportance) {
 			importance = append(importance, p)
 		}
+		if strings.Contains(p, markPlan) || strings.Contains(p, markDecide) {
+			// Seed 000 Sec. 4.2: the RAG baseline's working memory is recent
+			// history and retrieved observations, no graph world model.
+			for _, graph := range []string{"knowledge graph", "Unexplored exits", "not yet explored:", "Facts from"} {
+				if strings.Contains(p, graph) {
+					t.Errorf("memstream prompt carries graph content %q:\n%s", graph, p)
+				}
+			}
+		}
 		if strings.Contains(p, markQuestions) {
 			questions = append(questions, p)
 		}
@@ -194,7 +202,7 @@ func TestLLMPathOverServer(t *testing.T) {
 		t.Error("no embedding request reached the server")
 	}
 	rep := meter.Report()
-	for _, purpose := range []string{PurposeImportance, PurposeQuestions, PurposeInsights, arigraph.PurposePlan, arigraph.PurposeDecide, llm.EmbedPurpose} {
+	for _, purpose := range []string{PurposeImportance, PurposeQuestions, PurposeInsights, PurposePlan, PurposeDecide, llm.EmbedPurpose} {
 		if s := rep.ByPurpose[purpose]; s.Calls == 0 || s.Errors != 0 {
 			t.Errorf("usage of %s = %+v, want calls and no errors", purpose, s)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
@@ -150,6 +151,19 @@ func TestGoldenPrompts(t *testing.T) {
 	golden.Check(t, "questions.golden", []byte(p))
 	p, _ = RenderInsights("goal", []string{"a", "b"})
 	golden.Check(t, "insights.golden", []byte(p))
+	wm := RAGMemory{
+		Goal:        "Find the treasure in the golden locker.",
+		History:     []arigraph.Step{{Observation: "You are in Room A.", Action: "look"}, {Observation: "You take the Key 1.", Action: "take key 1"}},
+		Observation: "You are in Room B. There is an exit to the north.",
+		Episodes:    []string{"You take the Key 1.", "Room A has a locked door."},
+		K:           5,
+		Actions:     []string{"go north", "go to room a"},
+	}
+	p, _ = RenderPlan(wm)
+	golden.Check(t, "rag_plan.golden", []byte(p))
+	wm.Plan = `{"main_goal": "find treasure"}`
+	p, _ = RenderDecide(wm)
+	golden.Check(t, "rag_decide.golden", []byte(p))
 }
 
 func TestSaveLoadEqual(t *testing.T) {

@@ -49,7 +49,7 @@ type Method struct {
 	cfg   Config
 	emb   llm.Embedder
 	roles Roles
-	plan  *arigraph.LLM // nil offline
+	plan  *Decider // nil offline
 	mu    sync.Mutex
 	s     *Stream
 	clock int // steps taken in training, the stream's time
@@ -73,7 +73,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	m := &Method{cfg: cfg, emb: deps.Embed, s: NewStream()}
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat}
-		m.plan = &arigraph.LLM{Chat: deps.Chat}
+		m.plan = &Decider{Chat: deps.Chat}
 	}
 	return m, nil
 }
@@ -168,11 +168,11 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, err
 		}
 	}
-	wm := e.workingMemory(obs, got)
 	var reason, action string
 	if e.m.plan == nil {
-		reason, action = arigraph.Offline{}.Decide(e.style(), wm, e.tried, e.rng)
+		reason, action = arigraph.Offline{}.Decide(e.style(), e.workingMemory(obs, got), e.tried, e.rng)
 	} else {
+		wm := e.ragMemory(obs, got)
 		if e.plan, err = e.m.plan.Plan(ctx, wm); err != nil {
 			return agent.Decision{}, err
 		}
@@ -197,8 +197,22 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	return agent.Decision{Thought: reason, Action: action, Guided: len(got) > 0}, nil
 }
 
-// workingMemory is seed 000 Sec. 4.2's RAG working memory: recent history
-// and the retrieved memories. For the offline decider the placements stated
+// ragMemory is seed 000 Sec. 4.2's RAG working memory, what the model's
+// planner and decider see: the goal, the last Recent observations with their
+// actions, the observation now, the K retrieved memories and the plan. No
+// graph facts and no unexplored exits (TestRAGPromptsCarryNoGraph).
+func (e *episode) ragMemory(obs envbridge.Observation, got []Scored) RAGMemory {
+	hist := e.history[max(0, len(e.history)-e.m.cfg.Recent):]
+	wm := RAGMemory{Goal: e.s.Task.Goal, History: hist, Observation: obs.Text, K: e.m.cfg.K, Actions: obs.Admissible, Plan: e.plan}
+	for _, g := range got {
+		wm.Episodes = append(wm.Episodes, g.Text)
+	}
+	return wm
+}
+
+// workingMemory is the offline decider's reading of the RAG working memory:
+// recent history and the retrieved memories. The offline decider is a rule
+// reader, not a model, so the placements stated
 // in the retrieved and recent memories of this task are read as triplets
 // (later statements override earlier ones), and the receptacles or exits
 // they mention but do not explore are computed the same way AriGraph does,

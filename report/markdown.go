@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +38,8 @@ func Markdown(d Data, plots map[string]bool) string {
 	if len(d.Methods) > 0 {
 		comparison(&b, d)
 		byType(&b, d)
+		paperTable2(&b, d)
+		paperTable3(&b, d)
 		ablations(&b, d)
 		training(&b, d)
 	}
@@ -94,23 +98,112 @@ func byType(b *strings.Builder, d Data) {
 	b.WriteString("\n")
 }
 
+// Names of the SAMem variants in seed 002's Table 2 and Table 3, with the
+// paper's row labels, in the paper's order.
+var (
+	table2Rows = [][2]string{{"samem", "SAMem(Full)"}, {"samem-no-q", "w/o Q-learning"}, {"samem-no-situation", "w/o Situation processing"}, {"samem-no-decay", "w/o Decayed ϵ-greedy"}}
+	table3Rows = [][2]string{{"samem-action-level", "Action-level"}, {"samem", "Thought-level"}}
+)
+
+func findMethod(d Data, name string) (Method, bool) {
+	for _, m := range d.Methods {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Method{}, false
+}
+
+// paperValue is a result as seed 002's Tables 2 and 3 give it: the success
+// rate in % on the household (ALFWorld) world, else "SR % / average score".
+func paperValue(d Data, m Method) string {
+	if d.Env == "household" {
+		return fmt.Sprintf("%.1f", 100*m.Overall.SuccessRate)
+	}
+	return fmt.Sprintf("%.1f / %.2f", 100*m.Overall.SuccessRate, m.Overall.AvgScore)
+}
+
+func paperColumn(d Data) string {
+	env := cmp.Or(d.Env, "environment")
+	if env == "household" {
+		return "household (ALFWorld-style), success rate (%)"
+	}
+	return env + ", success rate (%) / average score"
+}
+
+// paperTable2 is seed 002 Table 2 as the paper lays it out: one row per
+// model in the paper's order, one column per environment (this run's).
+func paperTable2(b *strings.Builder, d Data) {
+	full, ok := findMethod(d, "samem")
+	if !ok {
+		return
+	}
+	rows := 0
+	var s strings.Builder
+	for _, r := range table2Rows {
+		m, ok := findMethod(d, r[0])
+		if !ok {
+			continue
+		}
+		if r[0] != full.Name {
+			rows++
+		}
+		fmt.Fprintf(&s, "| %s | %s |\n", r[1], paperValue(d, m))
+	}
+	if rows == 0 {
+		return
+	}
+	b.WriteString("## Table 2 (seed 002): ablation on key components\n\n")
+	fmt.Fprintf(b, "| Model | %s |\n|---|---:|\n", paperColumn(d))
+	b.WriteString(s.String() + "\n")
+}
+
+// paperTable3 is seed 002 Table 3 as the paper lays it out: the
+// action-level and the thought-level rows, a column per n (training tasks
+// per type; this run has one).
+func paperTable3(b *strings.Builder, d Data) {
+	act, ok1 := findMethod(d, table3Rows[0][0])
+	th, ok2 := findMethod(d, table3Rows[1][0])
+	if !ok1 || !ok2 {
+		return
+	}
+	b.WriteString("## Table 3 (seed 002): action-level vs thought-level memory\n\n")
+	n := "n = ?"
+	if d.PerType > 0 {
+		n = fmt.Sprintf("n = %d", d.PerType)
+	}
+	fmt.Fprintf(b, "%s.\n\n| Model | %s |\n|---|---:|\n", paperColumn(d), n)
+	fmt.Fprintf(b, "| %s | %s |\n| %s | %s |\n\n", table3Rows[0][1], paperValue(d, act), table3Rows[1][1], paperValue(d, th))
+}
+
 // ablations is Table 2: the variants against the full method, as success
-// rate and average score with the difference from the full method.
+// rate and average score with the difference from the full method; the
+// other methods' ablations (named "<method>-<variant>", e.g. seed 000 Fig.
+// 4's arigraph-no-episodic) get a table of the same form each.
 func ablations(b *strings.Builder, d Data) {
+	ablationTable(b, d, "samem", "## Ablations (seed 002 Table 2)")
+	for _, m := range d.Methods {
+		if m.Name != "samem" && slices.ContainsFunc(d.Methods, func(v Method) bool { return strings.HasPrefix(v.Name, m.Name+"-") }) {
+			ablationTable(b, d, m.Name, "## Ablations of "+m.Name)
+		}
+	}
+}
+
+func ablationTable(b *strings.Builder, d Data, base, heading string) {
 	var full *Method
 	var vs []Method
 	for i, m := range d.Methods {
 		switch {
-		case m.Name == "samem":
+		case m.Name == base:
 			full = &d.Methods[i]
-		case strings.HasPrefix(m.Name, "samem-"):
+		case strings.HasPrefix(m.Name, base+"-") && m.Name != table3Rows[0][0]:
 			vs = append(vs, m)
 		}
 	}
 	if full == nil || len(vs) == 0 {
 		return
 	}
-	b.WriteString("## Ablations (seed 002 Table 2)\n\n")
+	b.WriteString(heading + "\n\n")
 	b.WriteString("| variant | what is removed | success | Δ success | avg score | Δ avg score |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|\n")
 	fmt.Fprintf(b, "| %s | nothing (full) | %.3f | | %.3f | |\n", full.Name, full.Overall.SuccessRate, full.Overall.AvgScore)

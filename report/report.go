@@ -68,6 +68,8 @@ type Data struct {
 	Split   string
 	Env     string
 	Backend string
+	// PerType is the number of training tasks per type (seed 002 Table 3's n).
+	PerType int
 	Methods []Method
 	Sweep   []SweepPoint
 }

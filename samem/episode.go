@@ -71,17 +71,18 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	if !explore {
 		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
 	}
-	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide})
+	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})
 	if err != nil {
 		return agent.Decision{}, err
 	}
 	if e.s.Mode == agent.Train {
-		vec, err := e.m.embed(ctx, d.Thought)
+		key := memoryKey(e.m.cfg, d)
+		vec, err := e.m.embed(ctx, key)
 		if err != nil {
 			return agent.Decision{}, fmt.Errorf("thought: %w", err)
 		}
 		e.m.mu.Lock()
-		e.thought, err = e.m.thoughts.Assign(vec, d.Thought)
+		e.thought, err = e.m.thoughts.Assign(vec, key)
 		e.m.mu.Unlock()
 		if err != nil {
 			return agent.Decision{}, fmt.Errorf("thought cluster: %w", err)

@@ -58,6 +58,12 @@ type Config struct {
 	// NoDecay: "w/o decayed epsilon-greedy": training always explores, so
 	// memory is built but never used during training.
 	NoDecay bool `json:"no_decay"`
+
+	// ActionLevel is the action-level memory of Table 3 (seed 002 Sec. 4.4,
+	// "Action-Level Optimization vs. Thought-Level"): the table values
+	// (state, action) pairs, the actions are clustered where thoughts are,
+	// and the highest-valued action of the matched state is the guidance.
+	ActionLevel bool `json:"action_level"`
 }
 
 func (c Config) withDefaults() Config {

@@ -41,6 +41,11 @@ type LLM struct {
 	Temperature float64
 	// MaxTokens bounds a reply; default 200.
 	MaxTokens int
+	// OneCall asks for the thought and the action in one call that also
+	// sees the observation and the admissible actions (this project's
+	// earlier pipeline, kept as an option). Default: two calls, the thought
+	// from the state, then the action (seed 002 Eq. 3; twoCallSession).
+	OneCall bool
 }
 
 // NewLLM returns a thinker that asks chat and matches actions with emb
@@ -51,6 +56,9 @@ func NewLLM(chat llm.Chatter, emb llm.Embedder) *LLM {
 
 // Begin implements Thinker.
 func (l *LLM) Begin(t envbridge.Task, style envbridge.Style, _ *rand.Rand) Session {
+	if !l.OneCall {
+		return &twoCallSession{cfg: l, goal: t.Goal, style: style}
+	}
 	return &llmSession{cfg: l, goal: t.Goal, style: style}
 }
 
@@ -128,24 +136,14 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 // Messages renders the thinker's prompt for one step.
 func Messages(style envbridge.Style, goal string, in Input) ([]llm.Message, error) {
 	var sys, user bytes.Buffer
-	name := "household.tmpl"
-	switch style {
-	case envbridge.StyleScience:
-		name = "science.tmpl"
-	case envbridge.StyleFiction:
-		name = "fiction.tmpl"
-	}
-	sysData := struct {
-		PutAction     string
-		HasAdmissible bool
-	}{PutAction(in.Obs.Admissible), in.Obs.Admissible != nil}
-	if err := prompts.ExecuteTemplate(&sys, name, sysData); err != nil {
-		return nil, fmt.Errorf("render %s: %w", name, err)
+	if err := systemPrompt(&sys, style, in.Obs.Admissible, false); err != nil {
+		return nil, err
 	}
 	data := struct {
 		Goal, State, Observation, Guide string
+		GuideIsAction                   bool
 		Admissible                      []string
-	}{goal, in.State, strings.TrimSpace(in.Obs.Text), in.Guide, in.Obs.Admissible}
+	}{goal, in.State, strings.TrimSpace(in.Obs.Text), in.Guide, in.GuideIsAction, in.Obs.Admissible}
 	if err := prompts.ExecuteTemplate(&user, "user.tmpl", data); err != nil {
 		return nil, fmt.Errorf("render user.tmpl: %w", err)
 	}
@@ -153,6 +151,28 @@ func Messages(style envbridge.Style, goal string, in Input) ([]llm.Message, erro
 		{Role: "system", Content: strings.TrimSpace(sys.String())},
 		{Role: "user", Content: strings.TrimSpace(user.String())},
 	}, nil
+}
+
+// systemPrompt renders the thinker's system prompt of style (seed 002
+// Appendix D.2, Fig. 13-15); thoughtOnly asks for the thought alone (the
+// first call of the two-call pipeline, Eq. 3).
+func systemPrompt(b *bytes.Buffer, style envbridge.Style, admissible []string, thoughtOnly bool) error {
+	name := "household.tmpl"
+	switch style {
+	case envbridge.StyleScience:
+		name = "science.tmpl"
+	case envbridge.StyleFiction:
+		name = "fiction.tmpl"
+	}
+	data := struct {
+		PutAction     string
+		HasAdmissible bool
+		ThoughtOnly   bool
+	}{PutAction(admissible), admissible != nil, thoughtOnly}
+	if err := prompts.ExecuteTemplate(b, name, data); err != nil {
+		return fmt.Errorf("render %s: %w", name, err)
+	}
+	return nil
 }
 
 // PutAction names the placing action in the grammar the admissible list

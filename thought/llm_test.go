@@ -94,6 +94,7 @@ func (s *script) Chat(_ context.Context, req llm.Request) (llm.Response, error) 
 func TestThinkRetriesWithFeedback(t *testing.T) {
 	sc := &script{replies: []string{"Thought: a\nAction: grab the apple", "Thought: b\nAction: Take apple 1 from countertop 1."}}
 	th := NewLLM(sc, nil)
+	th.OneCall = true
 	d, err := th.Begin(envbridge.Task{Goal: "g"}, envbridge.StyleHousehold, nil).Think(context.Background(), Input{State: "s", Obs: envbridge.Observation{Text: "o", Admissible: adm}})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +110,9 @@ func TestThinkRetriesWithFeedback(t *testing.T) {
 
 func TestThinkGivesUpAfterMaxAttempts(t *testing.T) {
 	sc := &script{replies: []string{"Thought: a\nAction: fly", "Thought: a\nAction: fly", "Thought: a\nAction: fly"}}
-	d, err := NewLLM(sc, nil).Begin(envbridge.Task{}, envbridge.StyleHousehold, nil).Think(context.Background(), Input{Obs: envbridge.Observation{Admissible: adm}})
+	one := NewLLM(sc, nil)
+	one.OneCall = true
+	d, err := one.Begin(envbridge.Task{}, envbridge.StyleHousehold, nil).Think(context.Background(), Input{Obs: envbridge.Observation{Admissible: adm}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package thought
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/samem/trainer/belief"
@@ -204,6 +205,16 @@ func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) 
 		guide = ""
 	}
 	s.lastGuide = guide
+	if in.GuideIsAction && guide != "" {
+		// An action-level memory (seed 002 Table 3) hands over an action:
+		// it is taken when it can be taken here; otherwise it says nothing
+		// about this scene and the thinker explores.
+		if slices.Contains(in.Obs.Admissible, guide) {
+			s.last = guide
+			return Decision{Thought: FollowRemembered, Action: guide, Matched: true}, nil
+		}
+		guide = ""
+	}
 	x := &executor{b: s.b, adm: in.Obs.Admissible, rng: s.rng}
 	// A strategy applies when its rule yields an action here. Exploring picks
 	// uniformly among the strategies that apply, as a model would not propose
@@ -234,6 +245,10 @@ func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) 
 	s.last = act
 	return Decision{Thought: th, Action: act, Matched: true}, nil
 }
+
+// FollowRemembered is the offline thinker's thought when it takes an action
+// handed over by an action-level memory.
+const FollowRemembered = "Repeat the action that worked in this situation before."
 
 // fallback is the harmless action taken when a strategy has no action here.
 func fallback(adm []string) string {

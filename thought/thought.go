@@ -3,7 +3,8 @@
 // highest-valued stored thought of the matched state when exploiting.
 //
 // Two implementations share one contract: LLM (prompts of Appendix D.2,
-// Fig. 13-15, reply "Thought: ... / Action: ...") and Offline (a fixed library
+// Fig. 13-15; by default two calls, the thought from the state and then the
+// action, Eq. 3; optionally one call replying "Thought: ... / Action: ...") and Offline (a fixed library
 // of de-indexicalised strategy thoughts and a rule-based executor). Both map
 // the proposed action onto the admissible list with MatchAdmissible.
 package thought
@@ -33,6 +34,9 @@ type Input struct {
 	// Guide is the highest-valued stored thought of the matched state when
 	// exploiting (Eq. 6), or empty when thinking freely.
 	Guide string
+	// GuideIsAction says that Guide is a stored action, not a thought (the
+	// action-level memory of seed 002 Table 3).
+	GuideIsAction bool
 }
 
 // Decision is a thought and the action it leads to.

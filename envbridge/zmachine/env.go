@@ -30,6 +30,7 @@ type Env struct {
 	steps    int
 	score    float64
 	maxScore float64
+	clean    *Cleaning // the Cleaning score of seed 000's Cleaning games
 	started  bool
 	done     bool
 	closed   bool
@@ -55,7 +56,7 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 	e.g = g
 	e.maxSteps = t.MaxSteps
 	if e.maxSteps <= 0 {
-		e.maxSteps = e.suite.cfg.MaxSteps
+		e.maxSteps = e.suite.stepLimit(g.name)
 	}
 	p, opening, err := e.suite.start(ctx, g, t.Seed, e.dir)
 	if err != nil {
@@ -63,6 +64,11 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 	}
 	e.p = p
 	e.maxScore = g.maxScore
+	e.clean = nil
+	if g.cleanRight != nil {
+		e.clean = NewCleaning(*g.cleanStart, *g.cleanRight)
+		e.maxScore = e.clean.Max()
+	}
 	if g.hasScore {
 		s, err := e.readScore(ctx)
 		if err != nil {
@@ -99,6 +105,9 @@ func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, er
 	e.steps++
 	prev := e.score
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: Clean(out)}}
+	if e.clean != nil {
+		e.score += e.clean.Step(action, out)
+	}
 	switch end := ParseEnding(out); end {
 	case EndNone:
 		if e.g.hasScore {
@@ -111,7 +120,7 @@ func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, er
 	default:
 		// The game is over and waits at its restart prompt; the score verb
 		// would be read as an answer, so the final report is used instead.
-		if s, ok := ParseScore(out); ok {
+		if s, ok := ParseScore(out); ok && e.clean == nil {
 			e.score = s.Score
 		}
 		res.Done = true

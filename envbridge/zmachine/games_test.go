@@ -133,3 +133,75 @@ func randomCommand(r *rand.Rand) string {
 	}
 	return v
 }
+
+// TestPaperStepLimits checks seed 000's step limits per game (Fig. 4
+// caption: 150 in Treasure Hunt and Cleaning, 60 in Cooking): the tasks carry
+// them, an episode of a cooking game is truncated at exactly 60 steps, and
+// -max-steps overrides them all.
+func TestPaperStepLimits(t *testing.T) {
+	needInterpreter(t)
+	dir := gamesDir(t)
+	ctx := ctxT(t)
+	s, err := NewSuite(ctx, Config{}, filepath.Join(dir, "arigraph"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := s.Tasks(envbridge.SplitTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"hunt": 150, "clean_3x3_default": 150, "cook": 60, "cook_1_9": 60, "cook_1_1_cut": 60}
+	var cook envbridge.Task
+	for _, task := range tasks {
+		if w, ok := want[task.Type]; ok {
+			if task.MaxSteps != w {
+				t.Errorf("%s: MaxSteps %d, want %d", task.Type, task.MaxSteps, w)
+			}
+			delete(want, task.Type)
+		}
+		if task.Type == "cook" {
+			cook = task
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("games not found: %v", want)
+	}
+	env, err := s.OpenEnv(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if _, err := env.Reset(ctx, cook); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for {
+		r, err := env.Step(ctx, "look")
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps++
+		if r.Done {
+			if !r.Truncated || steps != 60 {
+				t.Errorf("cook ended at step %d (truncated %v), want truncation at 60", steps, r.Truncated)
+			}
+			break
+		}
+		if steps > 200 {
+			t.Fatal("no step limit")
+		}
+	}
+	s2, err := NewSuite(ctx, Config{MaxSteps: 7}, filepath.Join(dir, "arigraph"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ = s2.Tasks(envbridge.SplitTrain)
+	for _, task := range tasks {
+		if task.MaxSteps != 7 {
+			t.Errorf("with MaxSteps 7, %s has limit %d", task.Type, task.MaxSteps)
+		}
+	}
+	if PaperStepLimit("arigraph/Hunt") != 150 || PaperStepLimit("zork1") != 0 {
+		t.Error("PaperStepLimit by name is wrong")
+	}
+}

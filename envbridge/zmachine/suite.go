@@ -28,7 +28,8 @@ type Config struct {
 	// interpreter warnings in the game text). The seed goes as "-s SEED" and
 	// saves are confined to the private directory with "-R DIR".
 	Args []string
-	// MaxSteps is the step limit of a task. Default 100.
+	// MaxSteps is the step limit of every task. Default (0): the game's
+	// own limit from PaperStepLimit (seed 000's games), else DefaultMaxSteps.
 	MaxSteps int
 	// Seed is every task's random seed (classic games draw from it; TextWorld
 	// games are deterministic). Default 1.
@@ -72,8 +73,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Args == nil {
 		c.Args = []string{"-m", "-p", "-q", "-Z", "0"}
 	}
-	if c.MaxSteps <= 0 {
-		c.MaxSteps = 100
+	if c.MaxSteps < 0 {
+		c.MaxSteps = 0
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -118,6 +119,10 @@ type game struct {
 	goal      string
 	oracle    int // walkthrough length; 0 when unknown
 	walk      []string
+	// Cleaning games (seed 000): where the items start and where they
+	// belong; nil for other games and for a Cleaning game with no default
+	// layout beside it.
+	cleanStart, cleanRight *Layout
 }
 
 // Suite offers the games of one story file or of a folder of story files
@@ -285,6 +290,11 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 		g.maxScore = desc.Metadata.MaxScore
 	}
 	g.walk, g.oracle = walk, len(walk)
+	if hasDesc && IsCleaningGame(g.name) {
+		if err := g.readCleaning(); err != nil {
+			return err
+		}
+	}
 	banner, _ := splitBanner(opening)
 	g.textworld = hasDesc || strings.Contains(banner, "$$$$")
 	switch {
@@ -294,6 +304,9 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 		g.goal = Objective(opening)
 	case hasDesc && strings.TrimSpace(desc.Objective) != "":
 		g.goal = strings.Join(strings.Fields(desc.Objective), " ")
+	case g.cleanRight != nil:
+		// seed 000 Sec. 4.1's Cleaning task, in the paper's words.
+		g.goal = "Tidy up the house: identify the items that are out of place and return each of them to its appropriate location."
 	case g.maxScore > 0:
 		g.goal = "Play the game and raise your score as high as you can (the maximum is " +
 			strconv.FormatFloat(g.maxScore, 'f', -1, 64) + " points)."
@@ -302,6 +315,27 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	default:
 		g.goal = "Play the game and reach its end."
 	}
+	return nil
+}
+
+// readCleaning reads the layouts of a Cleaning game: its own description
+// (where the items start) and its house's default layout (where they
+// belong; DefaultLayoutFile). The score's maximum is 2 per displaced item.
+func (g *game) readCleaning() error {
+	right, ok := DefaultLayoutFile(g.file)
+	if !ok {
+		return nil
+	}
+	start, err := ReadLayout(strings.TrimSuffix(g.file, filepath.Ext(g.file)) + ".json")
+	if err != nil {
+		return fmt.Errorf("cleaning layout: %w", err)
+	}
+	def, err := ReadLayout(right)
+	if err != nil {
+		return fmt.Errorf("cleaning default layout: %w", err)
+	}
+	g.cleanStart, g.cleanRight = &start, &def
+	g.maxScore = NewCleaning(start, def).Max()
 	return nil
 }
 
@@ -321,6 +355,38 @@ func (s *Suite) start(ctx context.Context, g *game, seed int64, dir string) (*pr
 	return p, opening, nil
 }
 
+// DefaultMaxSteps is the step limit of a game the papers give none for.
+const DefaultMaxSteps = 100
+
+// PaperStepLimit is the step limit seed 000 (Fig. 4 caption) sets for its
+// games, by the file name's first word: 150 in Treasure Hunt ("hunt...") and
+// Cleaning ("clean..."), 60 in Cooking ("cook..."); 0 for any other game.
+func PaperStepLimit(name string) int {
+	base := strings.ToLower(name)
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(base, "hunt"), strings.HasPrefix(base, "clean"):
+		return 150
+	case strings.HasPrefix(base, "cook"):
+		return 60
+	}
+	return 0
+}
+
+// stepLimit is a game's step limit: Config.MaxSteps when set, else the
+// paper's limit for the game, else DefaultMaxSteps.
+func (s *Suite) stepLimit(name string) int {
+	switch {
+	case s.cfg.MaxSteps > 0:
+		return s.cfg.MaxSteps
+	case PaperStepLimit(name) > 0:
+		return PaperStepLimit(name)
+	}
+	return DefaultMaxSteps
+}
+
 func (s *Suite) buildTasks() {
 	unseen := map[string]bool{}
 	for _, u := range s.cfg.Unseen {
@@ -329,7 +395,7 @@ func (s *Suite) buildTasks() {
 	add := func(split string, g *game) {
 		t := envbridge.Task{
 			ID: split + "/" + g.name, Type: g.name, Goal: g.goal, Split: split,
-			Seed: s.cfg.Seed, MaxSteps: s.cfg.MaxSteps, OracleSteps: g.oracle,
+			Seed: s.cfg.Seed, MaxSteps: s.stepLimit(g.name), OracleSteps: g.oracle,
 		}
 		s.tasks[split] = append(s.tasks[split], t)
 		s.byID[t.ID] = g

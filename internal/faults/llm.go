@@ -25,8 +25,9 @@ import (
 //     that depends on the current observation's first line, so that states
 //     cluster into a handful of situations;
 //   - think (system prompts of thought/prompts, asking for "Thought:" and
-//     "Action:"): a general thought and an action copied from the prompt's
-//     admissible list (chosen by a hash of the prompt, so runs repeat);
+//     "Action:", or in the two-call pipeline for "Thought:" alone and then
+//     "Action:" alone): a general thought and an action copied from the
+//     prompt's admissible list (chosen by a hash of the prompt, so runs repeat);
 //   - check (forget/prompts/check.tmpl, "is_valid"): "is_valid: True".
 //
 // Any other chat gets a 400 naming the prompt, which the client reports as a
@@ -46,6 +47,12 @@ func SAMemReplies() llmtest.Handler {
 		case strings.Contains(sys, "Thought:") && strings.Contains(sys, "Action:"):
 			act := pick(admissible(c.Chat.Prompt()), c.Chat.Prompt())
 			return llmtest.Reply{Text: "Thought: look around, then go where the task's objects usually are.\nAction: " + act}
+		case strings.Contains(sys, "Thought:"):
+			// the thought call of the two-call pipeline (thought/twocall.go)
+			return llmtest.Reply{Text: "Thought: look around, then go where the task's objects usually are."}
+		case strings.Contains(sys, "Carry out the thought") && strings.Contains(sys, "Action:"):
+			// its action call
+			return llmtest.Reply{Text: "Action: " + pick(admissible(c.Chat.Prompt()), c.Chat.Prompt())}
 		}
 		return llmtest.Reply{Fault: llmtest.Fault{Status: http.StatusBadRequest,
 			Message: fmt.Sprintf("faults: no SAMem role matches system prompt %.80q", sys)}}

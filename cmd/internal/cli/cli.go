@@ -26,14 +26,14 @@ import (
 func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	l := &Lists{cfg: cfg, fs: fs}
 	fs.StringVar(&cfg.Run, "run", cfg.Run, "run `directory`: checkpoints, configuration, results and the LLM response cache go here")
-	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem and its Table 2 variants) (known: "+strings.Join(app.MethodNames(true), ", ")+")")
+	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem, its Table 2 and Table 3 variants, and arigraph-no-episodic) (known: "+strings.Join(app.MethodNames(true), ", ")+")")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "run seed: episode randomness (exploration, offline roles) derives from it")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "episodes played in parallel (default: the number of cores); 1 makes a run exactly reproducible")
 
 	fs.StringVar(&cfg.Env.Kind, "env", cfg.Env.Kind, "environment: household (built in), zmachine (-game), jsonl (-env-cmd) or agentgym (-agentgym)")
 	fs.Int64Var(&cfg.Env.WorldSeed, "world-seed", cfg.Env.WorldSeed, "household: seed of the generated world and its task splits")
 	fs.StringVar(&cfg.Env.Grammar, "grammar", cfg.Env.Grammar, "household: ALFWorld action grammar, 0.3 (\"put X in/on Y\") or 0.4 (\"move X to Y\")")
-	fs.IntVar(&cfg.Env.MaxSteps, "max-steps", cfg.Env.MaxSteps, "step limit of an episode (0: the environment's default: 50 household and agentgym, 100 zmachine)")
+	fs.IntVar(&cfg.Env.MaxSteps, "max-steps", cfg.Env.MaxSteps, "step limit of an episode (0: the environment's default: 50 household and agentgym; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 100 otherwise)")
 	fs.StringVar(&cfg.Env.Game, "game", cfg.Env.Game, "zmachine: a story `file` (.z3/.z5/.z8) or a folder of them, played through dfrotz")
 	fs.StringVar(&cfg.Env.Command, "env-cmd", cfg.Env.Command, "jsonl: the environment program and its arguments, split on spaces and run without a shell (protocol: envbridge/jsonl/PROTOCOL.md)")
 	fs.StringVar(&cfg.Env.URL, "agentgym", cfg.Env.URL, "agentgym: base `URL` of an AgentGym-style environment server")
@@ -63,6 +63,14 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Var(float32Flag{&cfg.SAMem.Threshold}, "threshold", "samem: cosine similarity threshold of state clustering (default 0.85, seed 002 Sec. 4.4)")
 	fs.Var(float32Flag{&cfg.SAMem.ThoughtThreshold}, "thought-threshold", "samem: cosine similarity threshold of thought clustering (default 0.85)")
 	fs.BoolVar(&cfg.SAMem.NoForgetting, "no-forgetting", cfg.SAMem.NoForgetting, "samem: turn the forgetting step off (seed 002 Fig. 6)")
+	fs.BoolVar(&cfg.Thinker.OneCall, "one-call", cfg.Thinker.OneCall, "samem and nomemory: ask for thought and action in one call that also sees the observation (off: the thought from the state, then the action, two calls as seed 002 Eq. 3)")
+	fs.IntVar(&cfg.CLIN.Trials, "clin-trials", cfg.CLIN.Trials, "clin: trials that adapt a training task's memory (0: 5, seed 004 Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory")
+	fs.BoolVar(&cfg.CLIN.MetaFirstTrial, "clin-meta-first-trial", cfg.CLIN.MetaFirstTrial, "clin: start a training task's first trial from a meta-memory of the other trained tasks of its type (off: an empty memory, as ADAPT in seed 004 Sec. 5A)")
+	fs.BoolVar(&cfg.CLIN.SelectByEmbedding, "clin-select-by-embedding", cfg.CLIN.SelectByEmbedding, "clin: choose the memory items shown to the controller by embedding similarity (top 20) even with a model (off: a model call selects them from the full memory and the task, seed 004 Sec. 3.3; offline always uses embeddings)")
+	fs.StringVar(&cfg.KGPlan.Planner, "planner", cfg.KGPlan.Planner, "kgplan: the classical planner: astar (built in, default), fast-downward=PATH (Fast Downward's driver, A* + LM-cut), or an external planner's command line \"PROG ARGS\" naming {domain}, {problem} and {plan} (no shell)")
+	fs.BoolVar(&cfg.KGPlan.NoLifelong, "kgplan-no-lifelong", cfg.KGPlan.NoLifelong, "kgplan: start every episode with an empty graph (off: a task's episode starts from the graph learned in training, seed 003's lifelong memory)")
+	fs.BoolVar(&cfg.AriGraph.Carry, "arigraph-carry", cfg.AriGraph.Carry, "arigraph: keep each task's map and the placements seen in training for later episodes (off: every episode starts with an empty graph, as in seed 000)")
+	fs.BoolVar(&cfg.AriGraph.NoEpisodic, "arigraph-no-episodic", cfg.AriGraph.NoEpisodic, "arigraph: turn episodic retrieval off (seed 000 Fig. 4 ablation; -method ablations also trains it as arigraph-no-episodic)")
 	fs.StringVar(&cfg.Ablation, "ablation", cfg.Ablation, "samem ablation of seed 002 Table 2: no-q (retrieve thoughts by similarity only), no-situation (raw observation, no clustering), no-decay (always explore in training)")
 	return l
 }
