@@ -33,6 +33,9 @@ type vmGame struct {
 	halted  bool
 	waitKey bool // the game waits for a single key the driver did not answer (a menu)
 	moves   int
+	// movesKnown: moves is read from the machine (v3 globals, a moves
+	// global, or the status line).
+	movesKnown bool
 	dict    *dictionary // the dictionary, read once
 }
 
@@ -182,15 +185,14 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 	case "v3":
 		_, a, b, timeGame := g.m.StatusV3()
 		if !timeGame {
-			g.moves = b
+			g.moves, g.movesKnown = b, true
 		}
 		return float64(a), true
 	case "global":
-		if g.b.MovesGlobal > 0 {
-			g.moves = int(int16(g.m.Global(g.b.MovesGlobal)))
-		}
+		g.readMovesGlobal()
 		return float64(int16(g.m.Global(src.Global))), true
 	case "ending":
+		g.readMovesGlobal()
 		if won {
 			return g.b.MaxScore, true
 		}
@@ -207,11 +209,9 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 	// status
 	st := ParseStatus(g.status, src.re)
 	if st.HasMoves {
-		g.moves = st.Moves
+		g.moves, g.movesKnown = st.Moves, true
 	}
-	if g.b.MovesGlobal > 0 {
-		g.moves = int(int16(g.m.Global(g.b.MovesGlobal)))
-	}
+	g.readMovesGlobal()
 	if st.HasScore {
 		return st.Score, true
 	}
@@ -221,6 +221,12 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 		return s.Score, true
 	}
 	return prev, false
+}
+
+func (g *vmGame) readMovesGlobal() {
+	if g.b.MovesGlobal > 0 {
+		g.moves, g.movesKnown = int(int16(g.m.Global(g.b.MovesGlobal))), true
+	}
 }
 
 // ending decides whether the turn's text ends the game and how: a halt, the

@@ -160,13 +160,13 @@ func (e *Env) restoreVM(name string) error {
 	return nil
 }
 
-// Moves returns the game's own move count as the machine holds it (0 when
-// the game keeps none the driver can read).
-func (e *Env) Moves() int {
+// Moves returns the game's own move count as the machine holds it; ok is
+// false when the game keeps none the driver can read (or under dfrotz).
+func (e *Env) Moves() (n int, ok bool) {
 	if e.vm == nil {
-		return 0
+		return 0, false
 	}
-	return e.vm.moves
+	return e.vm.moves, e.vm.movesKnown
 }
 
 // StatusLine returns the upper window (the status line) as the game last
