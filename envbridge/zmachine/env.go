@@ -25,6 +25,8 @@ type Env struct {
 	dir   string // private directory for save files (dfrotz -R confines it there)
 	p     *proc   // the dfrotz child process (Config.Interpreter "dfrotz")
 	vm    *vmGame // the in-process machine (the default)
+	// lastText is the last observation (valid actions read the nouns it names).
+	lastText string
 
 	g        *game
 	maxSteps int

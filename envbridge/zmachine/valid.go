@@ -17,7 +17,10 @@ import (
 //   - filled with the objects in view: the descendants of the player's room
 //     and of the player (the inventory), each named by the last word of its
 //     short name that the dictionary holds; two-object templates take a
-//     carried object first.
+//     carried object first. Inform 7 games (TextWorld) keep no short names
+//     in the object table: there the dictionary's nouns that the last
+//     observation names are the objects (and two-object templates, which
+//     need to know what is carried, are not tried).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
@@ -99,7 +102,6 @@ type worldKey struct {
 
 // candidates builds the candidate actions of the current state.
 func (e *Env) candidates() []string {
-	m := e.vm.m
 	dict := e.vm.dictionary()
 	var out []string
 	for _, d := range validMoves {
@@ -116,7 +118,13 @@ func (e *Env) candidates() []string {
 	if err != nil {
 		return out
 	}
-	inView, held := objectsInView(w, dict, m.Version())
+	inView, held := objectsInView(w, dict)
+	if len(inView) == 0 {
+		// Inform 7 (TextWorld) objects have no short name in the object
+		// table: the nouns of the dictionary that the last observation
+		// names stand for the objects in view.
+		inView = dict.nounsIn(e.lastText)
+	}
 	for _, v := range validOne {
 		if !dict.verb(v) {
 			continue
@@ -142,7 +150,7 @@ func (e *Env) candidates() []string {
 
 // objectsInView names the objects under the player's room (breadth first,
 // the nearest first) and those the player holds, by dictionary words.
-func objectsInView(w World, dict *dictionary, version int) (inView, held []string) {
+func objectsInView(w World, dict *dictionary) (inView, held []string) {
 	if w.Location == 0 {
 		return nil, nil
 	}
@@ -243,3 +251,28 @@ func (d *dictionary) nameWord(name string) string {
 	}
 	return ""
 }
+
+// nounsIn lists the words of text that the dictionary marks as nouns
+// (flag 0x80 in Inform and Infocom dictionaries), in order, each once, at
+// most maxValidObjects.
+func (d *dictionary) nounsIn(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(clip(text)), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}) {
+		if seen[w] || len(out) >= maxValidObjects || len(w) < 3 || notObject[w] {
+			continue
+		}
+		seen[w] = true
+		if f, ok := d.words[d.key(w)]; ok && f&0x80 != 0 && !d.verb(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// notObject are words dictionaries mark as nouns that name no object.
+var notObject = map[string]bool{"all": true, "everything": true, "the": true, "you": true,
+	"yourself": true, "her": true, "him": true, "them": true, "its": true, "any": true,
+	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true}

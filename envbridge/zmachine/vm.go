@@ -206,7 +206,16 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 		}
 		return prev, true
 	}
-	// status
+	// status. The game's own report in the text ("In that game you scored 4
+	// out of a possible 4") is newer than the status line, which a game
+	// that has ended does not redraw.
+	if s, ok := ParseScore(text); ok {
+		st := ParseStatus(g.status, src.re)
+		if st.HasMoves {
+			g.moves, g.movesKnown = st.Moves, true
+		}
+		return s.Score, true
+	}
 	st := ParseStatus(g.status, src.re)
 	if st.HasMoves {
 		g.moves, g.movesKnown = st.Moves, true
@@ -214,11 +223,6 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 	g.readMovesGlobal()
 	if st.HasScore {
 		return st.Score, true
-	}
-	// A game that draws no score reports it at the end ("In that game you
-	// scored 4 out of a possible 4").
-	if s, ok := ParseScore(text); ok {
-		return s.Score, true
 	}
 	return prev, false
 }

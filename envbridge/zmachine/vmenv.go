@@ -61,6 +61,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 		_, opening = splitBanner(opening)
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
+	e.lastText = obs.Text
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
 	}
@@ -95,6 +96,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		e.score = sc
 	}
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: e.observe(out)}}
+	e.lastText = res.Text
 	if end != EndNone {
 		res.Done = true
 		res.Won = end == EndWon

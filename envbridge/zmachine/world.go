@@ -80,8 +80,7 @@ func (e *Env) World() (World, error) {
 // "yourself", Inform 7's and TextWorld's "yourself", zork1's "cretin".
 var playerNames = map[string]bool{"yourself": true, "you": true, "cretin": true, "self": true, "myself": true, "me": true}
 
-// findPlayer finds the player object by its name and the room it is in (its
-// topmost ancestor). Where no object has a player's name, the location is
+// findPlayer finds the player object by its name and the room it is in. Where no object has a player's name, the location is
 // global 0 (version 3's status object, Inform's "location").
 func findPlayer(m *zvm.Machine, objs []WorldObject) (player, location int) {
 	parent := func(id int) int {
@@ -96,15 +95,20 @@ func findPlayer(m *zvm.Machine, objs []WorldObject) (player, location int) {
 			break
 		}
 	}
+	g0 := int(m.Global(0))
 	if player != 0 {
-		loc := player
-		for i := 0; i < len(objs) && parent(loc) != 0; i++ {
-			loc = parent(loc)
+		// The room is global 0 when it holds the player (version 3's status
+		// object, Inform's location; the player may sit in a vehicle or on
+		// a supporter inside it), else the player's parent.
+		for a, i := parent(player), 0; a != 0 && i < len(objs); a, i = parent(a), i+1 {
+			if a == g0 {
+				return player, g0
+			}
 		}
-		return player, loc
+		return player, parent(player)
 	}
-	if g := int(m.Global(0)); g >= 1 && g <= len(objs) {
-		location = g
+	if g0 >= 1 && g0 <= len(objs) {
+		location = g0
 	}
 	return 0, location
 }
