@@ -22,7 +22,7 @@ const maxActionBytes = 200
 // private directory that holds saved games. Not safe for concurrent use.
 type Env struct {
 	suite *Suite
-	dir   string // private directory for save files (dfrotz -R confines it there)
+	dir   string  // private directory for save files (dfrotz -R confines it there)
 	p     *proc   // the dfrotz child process (Config.Interpreter "dfrotz")
 	vm    *vmGame // the in-process machine (the default)
 	// lastText is the last observation (valid actions read the nouns it names).

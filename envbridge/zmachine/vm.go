@@ -36,7 +36,7 @@ type vmGame struct {
 	// movesKnown: moves is read from the machine (v3 globals, a moves
 	// global, or the status line).
 	movesKnown bool
-	dict    *dictionary // the dictionary, read once
+	dict       *dictionary // the dictionary, read once
 }
 
 // loadVM loads story on a fresh machine with seed and budget.

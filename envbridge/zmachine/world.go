@@ -135,4 +135,3 @@ func treeHash(m *zvm.Machine, n int) uint64 {
 	}
 	return h.Sum64()
 }
-
