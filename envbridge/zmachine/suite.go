@@ -308,7 +308,10 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := readStory(g, hasDesc); err != nil {
+	g.binding = &defaultBinding
+	// dfrotz reads the file itself and says what is wrong with it; its
+	// binding (the seed) is used when the header can be read.
+	if err := readStory(g, hasDesc); err != nil && !s.cfg.dfrotz() {
 		return err
 	}
 	var opening, out string
