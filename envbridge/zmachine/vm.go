@@ -27,12 +27,16 @@ var autoKeys = []uint16{' ', 13, 'q', 27}
 
 // vmGame is one story file running in-process on zvm.
 type vmGame struct {
-	m       *zvm.Machine
-	b       *Binding
-	status  []string // the upper window (status line) as last drawn
-	halted  bool
-	waitKey bool // the game waits for a single key the driver did not answer (a menu)
-	moves   int
+	m      *zvm.Machine
+	b      *Binding
+	status []string // the upper window (status line) as last drawn
+	// keysAnswered counts the keys the driver pressed by itself in the last run.
+	keysAnswered int
+	// lineStatus is the upper window at the last wait for a command.
+	lineStatus []string
+	halted     bool
+	waitKey    bool // the game waits for a single key the driver did not answer (a menu)
+	moves      int
 	// movesKnown: moves is read from the machine (v3 globals, a moves
 	// global, or the status line).
 	movesKnown bool
@@ -55,6 +59,7 @@ func (g *vmGame) run() (string, error) {
 	var text strings.Builder
 	auto, quiet := 0, 0
 	g.waitKey = false
+	defer func() { g.keysAnswered = auto }()
 	for {
 		w, err := g.m.Run()
 		out := g.m.Output()
@@ -70,6 +75,7 @@ func (g *vmGame) run() (string, error) {
 		}
 		switch w {
 		case zvm.WaitLine:
+			g.lineStatus = g.status
 			return text.String(), nil
 		case zvm.Halted:
 			g.halted = true
@@ -77,7 +83,7 @@ func (g *vmGame) run() (string, error) {
 		}
 		// A key wait. A menu (the upper window holds more than the status
 		// line) is the agent's to answer; so is a wait that ignores keys.
-		if isMenu(g.status) || auto >= maxAutoKeys || quiet >= ignoredKeys {
+		if isMenu(g.status, g.lineStatus) || auto >= maxAutoKeys || quiet >= ignoredKeys {
 			g.waitKey = true
 			return text.String(), nil
 		}
@@ -94,16 +100,35 @@ func (g *vmGame) run() (string, error) {
 	}
 }
 
-// isMenu reports an upper window that holds more than one line of text: a
-// menu drawn there (Inform's DoMenu, hint menus), not a status line.
-func isMenu(status []string) bool {
+// isMenu reports an upper window that holds more than one line of text and
+// is not the status line the game shows while it waits for commands (a menu
+// drawn there: Inform's DoMenu, hint menus; loose's status line, three lines
+// with a compass rose, is no menu). Digits are ignored in the comparison, as
+// score and moves change.
+func isMenu(status, lineStatus []string) bool {
 	n := 0
 	for _, l := range status {
 		if strings.TrimSpace(l) != "" {
 			n++
 		}
 	}
-	return n > 1
+	if n <= 1 {
+		return false
+	}
+	return noDigits(status) != noDigits(lineStatus)
+}
+
+func noDigits(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		for _, r := range l {
+			if (r < '0' || r > '9') && r != ' ' {
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // input answers the machine's wait with action: a line, or, at a key wait,
