@@ -33,6 +33,9 @@ type Config struct {
 	// ForceSeed plays every game with Seed, even a game whose binding names
 	// its own seed (the Jericho games' walkthroughs are recorded at theirs).
 	ForceSeed bool
+	// Bindings are per-game bindings tried before the built-in table
+	// (bindings.json); see Binding and ParseBindings.
+	Bindings []*Binding
 	// ValidActions fills every observation's Admissible list with the valid
 	// actions (in-process only; see Env.ValidActions).
 	ValidActions bool
@@ -280,7 +283,7 @@ func parseWalkthrough(raw json.RawMessage) ([]string, error) {
 const maxStoryBytes = 512 << 10
 
 // readStory reads a story file and finds its binding.
-func readStory(g *game, hasDesc bool) error {
+func readStory(g *game, hasDesc bool, extra []*Binding) error {
 	st, err := os.Stat(g.file)
 	if err != nil {
 		return err
@@ -297,7 +300,7 @@ func readStory(g *game, hasDesc bool) error {
 	}
 	g.story = b
 	key := storyKey(int(b[2])<<8|int(b[3]), string(b[0x12:0x18]), uint16(b[0x1c])<<8|uint16(b[0x1d]))
-	g.binding = findBinding(builtinBindings, key, hasDesc)
+	g.binding = findBinding(append(append([]*Binding(nil), extra...), builtinBindings...), key, hasDesc)
 	return nil
 }
 
@@ -311,7 +314,7 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	g.binding = &defaultBinding
 	// dfrotz reads the file itself and says what is wrong with it; its
 	// binding (the seed) is used when the header can be read.
-	if err := readStory(g, hasDesc); err != nil && !s.cfg.dfrotz() {
+	if err := readStory(g, hasDesc, s.cfg.Bindings); err != nil && !s.cfg.dfrotz() {
 		return err
 	}
 	var opening, out string

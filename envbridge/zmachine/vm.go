@@ -223,11 +223,10 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 		}
 		return prev, true
 	case "wording":
+		// Only the game's own wording: its standard report may count
+		// another scale.
 		if v, ok := ParseWording(src.re, text); ok {
 			return v, true
-		}
-		if s, ok := ParseScore(text); ok {
-			return s.Score, true
 		}
 		return prev, true
 	}

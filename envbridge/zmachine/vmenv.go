@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/samem/trainer/envbridge"
 )
@@ -82,6 +83,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
 	vg := e.vm
+	atKey := vg.waitKey
 	if err := vg.input(action); err != nil {
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
@@ -90,6 +92,9 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
 	e.steps++
+	if atKey && vg.waitKey && strings.TrimSpace(out) == "" {
+		out = "[The game did not answer that key.]"
+	}
 	prev := e.score
 	end := vg.ending(out)
 	if sc, ok := vg.score(out, prev, end == EndWon); ok {
