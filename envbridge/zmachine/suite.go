@@ -88,6 +88,9 @@ func (c Config) withDefaults() (Config, error) {
 		}
 		c.Interpreter = path
 	}
+	if c.ValidActions && c.dfrotz() {
+		return c, fmt.Errorf("zmachine: valid actions need the in-process interpreter, not %s", c.Interpreter)
+	}
 	if c.Budget < 0 {
 		return c, fmt.Errorf("zmachine: instruction budget %d is negative", c.Budget)
 	}
