@@ -347,7 +347,9 @@ func TestFakeInterpreters(t *testing.T) {
 		}
 	})
 	t.Run("silent: timeout kills", func(t *testing.T) {
-		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 300 * time.Millisecond})
+		// The opening is answered at once; 2 s leaves room for a loaded
+		// machine under -race before "look", which is never answered.
+		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
