@@ -408,7 +408,7 @@ func (s *Suite) buildTasks() {
 	add := func(split string, g *game) {
 		t := envbridge.Task{
 			ID: split + "/" + g.name, Type: g.name, Goal: g.goal, Split: split,
-			Seed: s.cfg.Seed, MaxSteps: s.cfg.MaxSteps, OracleSteps: g.oracle,
+			Seed: s.seedOf(g, s.cfg.Seed), MaxSteps: s.cfg.MaxSteps, OracleSteps: g.oracle,
 		}
 		s.tasks[split] = append(s.tasks[split], t)
 		s.byID[t.ID] = g

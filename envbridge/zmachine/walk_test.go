@@ -192,3 +192,38 @@ func TestDeaths(t *testing.T) {
 }
 
 var _ = fmt.Sprintf
+
+// TestSeeds: every seed is a seed, 0 included; a Jericho game plays at its
+// binding's seed unless ForceSeed, and its task says which.
+func TestSeeds(t *testing.T) {
+	zork := filepath.Join(gamesDir(t), "jericho", "zork1.z5")
+	for _, c := range []struct {
+		cfg  Config
+		want int64
+	}{
+		{Config{Seed: 0}, 12},
+		{Config{Seed: 7}, 12},
+		{Config{Seed: 0, ForceSeed: true}, 0},
+		{Config{Seed: 5, ForceSeed: true}, 5},
+	} {
+		s, err := NewSuite(ctxT(t), c.cfg, zork)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, _ := s.Tasks(envbridge.SplitTrain)
+		if ts[0].Seed != c.want {
+			t.Errorf("%+v: task seed %d, want %d", c.cfg, ts[0].Seed, c.want)
+		}
+		env, err := s.OpenEnv(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Reset(ctxT(t), ts[0]); err != nil {
+			t.Fatalf("%+v: %v", c.cfg, err)
+		}
+		if res, err := env.Step(ctxT(t), "open mailbox"); err != nil || !strings.Contains(res.Text, "leaflet") {
+			t.Errorf("%+v: open mailbox = %q, %v", c.cfg, res.Text, err)
+		}
+		env.Close()
+	}
+}
