@@ -217,6 +217,9 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 		g.readMovesGlobal()
 		return float64(int16(g.m.Global(src.Global))), true
 	case "ending":
+		if st := ParseStatus(g.status, nil); st.HasMoves {
+			g.moves, g.movesKnown = st.Moves, true
+		}
 		g.readMovesGlobal()
 		if won {
 			return g.b.MaxScore, true
