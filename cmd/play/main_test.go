@@ -169,3 +169,17 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestInteractive: without -commands, play prompts and reads actions from
+// its input until the input ends, printing the score after each step.
+func TestInteractive(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"-env", "household"}, strings.NewReader("look\n"), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, "task ") || strings.Count(s, "> ") < 2 || !strings.Contains(s, "[score 0 of 1, reward 0]") {
+		t.Fatalf("interactive output:\n%s", s)
+	}
+}
