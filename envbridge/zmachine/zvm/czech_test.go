@@ -7,8 +7,8 @@ import (
 )
 
 // TestCZECH compiles CZECH, the Z-machine conformance program, for
-// versions 3, 5 and 8, runs it with no input, and checks its summary (0
-// failures, the test counts dfrotz 2.54 reports) and its print tests: those
+// versions 3, 5 and 8 (the issue's) and 4 and 7, runs it with no input, and checks its summary (0
+// failures, the test counts dfrotz 2.54 reports for the same file) and its print tests: those
 // lines cannot check themselves, so they are compared with dfrotz's. Blank
 // lines are left out of that comparison: dfrotz moves some of them (it
 // prints one more after print_ret and one fewer before the summary), and
@@ -18,10 +18,12 @@ func TestCZECH(t *testing.T) {
 	want := map[int]string{
 		3: "Performed 368 tests.\nPassed: 349, Failed: 0, Print tests: 19\nDidn't crash: hooray!\nLast test: quit!\n",
 		5: "Performed 425 tests.\nPassed: 406, Failed: 0, Print tests: 19\nDidn't crash: hooray!\nLast test: quit!\n",
+		4: "Performed 386 tests.\nPassed: 367, Failed: 0, Print tests: 19\nDidn't crash: hooray!\nLast test: quit!\n",
+		7: "Performed 425 tests.\nPassed: 406, Failed: 0, Print tests: 19\nDidn't crash: hooray!\nLast test: quit!\n",
 		8: "Performed 425 tests.\nPassed: 406, Failed: 0, Print tests: 19\nDidn't crash: hooray!\nLast test: quit!\n",
 	}
 	dir := t.TempDir()
-	for _, v := range []int{3, 5, 8} {
+	for _, v := range []int{3, 4, 5, 7, 8} {
 		story := inform6(t, src, v, dir)
 		m, err := Load(story, Options{})
 		if err != nil {

@@ -37,12 +37,14 @@ func (m *Machine) Run() (w Wait, err error) {
 		}
 	}()
 	m.stop = false
-	for i := m.opt.Budget; i > 0; i-- {
+	i := m.opt.Budget
+	for ; i > 0; i-- {
 		m.step()
 		if m.stop {
 			break
 		}
 	}
+	m.executed += uint64(m.opt.Budget - i)
 	switch {
 	case m.err != nil:
 		return Halted, m.err
@@ -61,27 +63,39 @@ func (m *Machine) Run() (w Wait, err error) {
 func (m *Machine) top() *frame { return &m.frames[len(m.frames)-1] }
 
 func (m *Machine) push(v uint16) {
-	if len(m.stack) >= 65535 {
+	if len(m.stack) >= maxStack {
 		m.fault("stack overflow")
 		return
 	}
 	m.stack = append(m.stack, v)
 }
 
+// syncFrame caches the current frame's locals and evaluation-stack base
+// (after every change of m.frames). The stack's capacity never grows (see
+// maxStack), so the locals slice stays valid while values are pushed.
+func (m *Machine) syncFrame() {
+	f := &m.frames[len(m.frames)-1]
+	end := f.base + f.nLocals
+	m.locals = m.stack[f.base:end:end]
+	m.evalBase = end
+}
+
+// maxStack is the capacity of the value stack (locals and evaluation
+// stacks of all frames), allocated once.
+const maxStack = 65535
+
 func (m *Machine) pop() uint16 {
-	f := m.top()
-	if len(m.stack) <= f.base+f.nLocals {
-		m.fault("stack underflow")
-		return 0
+	n := len(m.stack) - 1
+	if n < m.evalBase {
+		return m.underflow()
 	}
-	v := m.stack[len(m.stack)-1]
-	m.stack = m.stack[:len(m.stack)-1]
+	v := m.stack[n]
+	m.stack = m.stack[:n]
 	return v
 }
 
 func (m *Machine) peek() *uint16 {
-	f := m.top()
-	if len(m.stack) <= f.base+f.nLocals {
+	if len(m.stack) <= m.evalBase {
 		m.fault("stack underflow")
 		return &m.scratch
 	}
@@ -89,20 +103,17 @@ func (m *Machine) peek() *uint16 {
 }
 
 func (m *Machine) readVar(v int) uint16 {
-	switch {
-	case v == 0:
-		return m.pop()
-	case v < 16:
-		f := m.top()
-		if v > f.nLocals {
-			m.fault("read of local %d in a routine with %d locals", v, f.nLocals)
-			return 0
-		}
-		return m.stack[f.base+v-1]
-	default:
+	if v >= 16 {
 		a := m.hdr.Globals + 2*(v-16)
 		return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
 	}
+	if v == 0 {
+		return m.pop()
+	}
+	if v > len(m.locals) {
+		return m.localFault(v, false)
+	}
+	return m.locals[v-1]
 }
 
 func (m *Machine) writeVar(v int, x uint16) {
@@ -110,12 +121,11 @@ func (m *Machine) writeVar(v int, x uint16) {
 	case v == 0:
 		m.push(x)
 	case v < 16:
-		f := m.top()
-		if v > f.nLocals {
-			m.fault("write of local %d in a routine with %d locals", v, f.nLocals)
+		if v > len(m.locals) {
+			m.localFault(v, true)
 			return
 		}
-		m.stack[f.base+v-1] = x
+		m.locals[v-1] = x
 	default:
 		a := m.hdr.Globals + 2*(v-16)
 		m.mem[a], m.mem[a+1] = byte(x>>8), byte(x)
@@ -139,14 +149,37 @@ func (m *Machine) writeVarInd(v int, x uint16) {
 	m.writeVar(v, x)
 }
 
+// fetch reads the next byte of the current instruction. step checks that
+// the instruction starts inside memory; no instruction is longer than
+// codeSlack bytes, and m.code is memory followed by that many zeros, so
+// fetch needs no check of its own (and is small enough to inline).
 func (m *Machine) fetch() byte {
-	if m.pc >= len(m.mem) {
-		m.fault("program counter past the end of memory")
-		return 0
+	pc := m.pc
+	m.pc = pc + 1
+	return m.code[pc]
+}
+
+// codeSlack is the zero padding after memory in m.code: more than the
+// longest instruction (opcode, 2 types bytes, 8 two-byte operands, a store
+// byte and 2 branch bytes: 22 bytes).
+const codeSlack = 32
+
+// The fault helpers below keep the hot accessors small enough to inline.
+
+//go:noinline
+func (m *Machine) localFault(v int, write bool) uint16 {
+	what := "read"
+	if write {
+		what = "write"
 	}
-	b := m.mem[m.pc]
-	m.pc++
-	return b
+	m.fault("%s of local %d in a routine with %d locals", what, v, len(m.locals))
+	return 0
+}
+
+//go:noinline
+func (m *Machine) underflow() uint16 {
+	m.fault("stack underflow")
+	return 0
 }
 
 func (m *Machine) store(x uint16) {
@@ -197,23 +230,30 @@ func (m *Machine) call(paddr uint16, args []uint16, store int) {
 		m.fault("call stack overflow (4096 frames)")
 		return
 	}
-	if len(m.stack)+n >= 65535 {
+	if len(m.stack)+n >= maxStack {
 		m.fault("stack overflow")
 		return
 	}
 	base := len(m.stack)
-	for i := 0; i < n; i++ {
-		var x uint16
-		if m.version <= 4 {
-			x = m.rw(a)
+	m.stack = m.stack[:base+n] // within the capacity (maxStack)
+	locals := m.stack[base : base+n]
+	if m.version <= 4 {
+		// initial values follow the locals count (§5.2.1)
+		if a+2*n > len(m.mem) {
+			m.stack = m.stack[:base]
+			m.fault("routine at %#x runs past the end of memory", a-1)
+			return
+		}
+		for i := range locals {
+			locals[i] = uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
 			a += 2
 		}
-		if i < len(args) {
-			x = args[i]
-		}
-		m.stack = append(m.stack, x)
+	} else {
+		clear(locals)
 	}
+	copy(locals, args)
 	m.frames = append(m.frames, frame{retPC: m.pc, store: store, base: base, nLocals: n, nArgs: len(args)})
+	m.syncFrame()
 	m.pc = a
 }
 
@@ -226,6 +266,7 @@ func (m *Machine) ret(x uint16) {
 	f := m.frames[len(m.frames)-1]
 	m.frames = m.frames[:len(m.frames)-1]
 	m.stack = m.stack[:f.base]
+	m.syncFrame()
 	m.pc = f.retPC
 	if f.store >= 0 {
 		m.writeVar(f.store, x)
@@ -238,9 +279,89 @@ func (m *Machine) illegal(kind string, n int) {
 	m.fault("illegal opcode %s:%d in version %d", kind, n, m.version)
 }
 
-// step decodes and executes one instruction.
+// step decodes and executes one instruction. The common forms (long 2OP,
+// short 1OP and 0OP) are decoded inline from a local PC; the variable and
+// extended forms read their types bytes.
 func (m *Machine) step() {
-	m.opPC = m.pc
+	pc := m.pc
+	m.opPC = pc
+	mem := m.mem
+	if uint(pc) >= uint(len(mem)) {
+		m.fault("program counter %#x outside memory", pc)
+		return
+	}
+	if uint(pc)+3 >= uint(len(mem)) {
+		m.stepSlow()
+		return
+	}
+	op := mem[pc]
+	switch {
+	case op < 0x80: // long form, 2OP: two one-byte operands
+		a, b := mem[pc+1], mem[pc+2]
+		m.pc = pc + 3
+		if op&0x40 != 0 {
+			m.ops[0] = m.readVar(int(a))
+		} else {
+			m.ops[0] = uint16(a)
+		}
+		if op&0x20 != 0 {
+			m.ops[1] = m.readVar(int(b))
+		} else {
+			m.ops[1] = uint16(b)
+		}
+		m.exec2(int(op&0x1f), 2)
+	case op < 0xb0: // short form, 1OP
+		switch (op >> 4) & 3 {
+		case opLarge:
+			m.ops[0] = uint16(mem[pc+1])<<8 | uint16(mem[pc+2])
+			m.pc = pc + 3
+		case opSmall:
+			m.ops[0] = uint16(mem[pc+1])
+			m.pc = pc + 2
+		default:
+			m.pc = pc + 2
+			m.ops[0] = m.readVar(int(mem[pc+1]))
+		}
+		m.exec1(int(op & 0x0f))
+	case op < 0xc0 && (op != 0xbe || m.version < 5): // short form, 0OP
+		m.pc = pc + 1
+		m.exec0(int(op & 0x0f))
+	case op == 0xbe || op == 0xec || op == 0xfa || uint(pc)+12 >= uint(len(mem)):
+		m.stepSlow() // extended form, two types bytes, or near the end
+	default: // variable form, one types byte: at most 1+1+8 bytes
+		tb := mem[pc+1]
+		p := pc + 2
+		n := 0
+	operands:
+		for shift := 6; shift >= 0; shift -= 2 {
+			switch (tb >> shift) & 3 {
+			case opLarge:
+				m.ops[n] = uint16(mem[p])<<8 | uint16(mem[p+1])
+				p += 2
+			case opSmall:
+				m.ops[n] = uint16(mem[p])
+				p++
+			case opVar:
+				m.ops[n] = m.readVar(int(mem[p]))
+				p++
+			default:
+				break operands
+			}
+			n++
+		}
+		m.pc = p
+		if op < 0xe0 {
+			m.exec2(int(op&0x1f), n)
+		} else {
+			m.execVar(int(op&0x1f), n)
+		}
+	}
+}
+
+// stepSlow decodes any instruction with full checks: the variable and
+// extended forms, and instructions near the end of memory.
+func (m *Machine) stepSlow() {
+	m.pc = m.opPC
 	op := m.fetch()
 	var types [8]byte
 	nt := 0
@@ -286,6 +407,9 @@ func (m *Machine) step() {
 		}
 	}
 	n := m.operands(types[:nt])
+	if m.stop && m.err != nil {
+		return
+	}
 	switch {
 	case op < 0x80:
 		m.exec2(int(op&0x1f), n)
@@ -459,6 +583,7 @@ func (m *Machine) exec2(op int, n int) {
 			return
 		}
 		m.frames = m.frames[:b]
+		m.syncFrame()
 		m.ret(a)
 	default:
 		m.illegal("2OP", op)
@@ -961,7 +1086,10 @@ func (m *Machine) execExt(op int, n int) {
 			m.store(0)
 		}
 	case 9: // save_undo
-		m.undoSlot = m.snapshot()
+		if m.undoShared {
+			m.undoSlot, m.undoShared = nil, false // a Snapshot holds the old slot
+		}
+		m.undoSlot = m.snapshotInto(m.undoSlot)
 		m.store(1)
 	case 10: // restore_undo
 		if m.undoSlot == nil {

@@ -88,4 +88,3 @@ func TestCookingWalkthroughs(t *testing.T) {
 		})
 	}
 }
-

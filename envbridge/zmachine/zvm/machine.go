@@ -1,9 +1,9 @@
 package zvm
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strings"
 )
 
@@ -23,13 +23,37 @@ type Snapshot struct {
 	readOps [4]uint16
 	readN   int
 	readPC  int
+	undo    *Snapshot // the game's save_undo slot at that moment
+	ident   storyIdent
+}
+
+// storyIdent tells stories apart: Restore ignores a snapshot of another.
+type storyIdent struct {
+	release, checksum uint16
+	serial            [6]byte
+	size              int
+}
+
+func (m *Machine) ident() storyIdent {
+	id := storyIdent{release: uint16(m.hdr.Release), checksum: m.hdr.Checksum, size: len(m.mem)}
+	copy(id.serial[:], m.hdr.Serial)
+	return id
 }
 
 func (m *Machine) snapshot() *Snapshot {
-	return &Snapshot{
-		dyn:     append([]byte(nil), m.mem[:m.dyn]...),
-		stack:   append([]uint16(nil), m.stack...),
-		frames:  append([]frame(nil), m.frames...),
+	return m.snapshotInto(nil)
+}
+
+// snapshotInto captures the state into s's buffers when s is not nil (the
+// save_undo slot, taken every turn by Inform games, reuses its own).
+func (m *Machine) snapshotInto(s *Snapshot) *Snapshot {
+	if s == nil {
+		s = &Snapshot{}
+	}
+	*s = Snapshot{
+		dyn:     append(s.dyn[:0], m.mem[:m.dyn]...),
+		stack:   append(s.stack[:0], m.stack...),
+		frames:  append(s.frames[:0], m.frames...),
 		pc:      m.pc,
 		rng:     m.rng,
 		screen:  m.screen.clone(),
@@ -40,6 +64,7 @@ func (m *Machine) snapshot() *Snapshot {
 		readN:   m.readN,
 		readPC:  m.readPC,
 	}
+	return s
 }
 
 // restoreState puts s back; with keepOutput the text printed so far stays
@@ -48,6 +73,7 @@ func (m *Machine) restoreState(s *Snapshot, keepOutput bool) {
 	copy(m.mem[:m.dyn], s.dyn)
 	m.stack = append(m.stack[:0], s.stack...)
 	m.frames = append(m.frames[:0], s.frames...)
+	m.syncFrame()
 	m.pc = s.pc
 	m.rng = s.rng
 	main := m.screen.main
@@ -75,17 +101,28 @@ func (m *Machine) restoreState(s *Snapshot, keepOutput bool) {
 }
 
 // Snapshot captures the whole machine state. It copies dynamic memory and
-// the stacks only (static and high memory never change).
-func (m *Machine) Snapshot() *Snapshot { return m.snapshot() }
+// the stacks only (static and high memory never change). The game's undo
+// slot (save_undo) belongs to the state; its save slot (save) is like a
+// file and does not.
+func (m *Machine) Snapshot() *Snapshot {
+	s := m.snapshot()
+	s.undo = m.undoSlot
+	s.ident = m.ident()
+	m.undoShared = true
+	return s
+}
 
 // Restore returns the machine to exactly the state of s (taken from this
-// machine); the output buffer is cleared and any error (ErrBudget) is
-// forgotten.
+// machine or another one of the same story); the output buffer is cleared
+// and any error (ErrBudget) is forgotten. A nil snapshot, or one of
+// another story (release, serial, checksum or size differ), is ignored
+// (Restore has no error to return).
 func (m *Machine) Restore(s *Snapshot) {
-	if s == nil || len(s.dyn) != m.dyn {
+	if s == nil || s.ident != m.ident() || len(s.dyn) != m.dyn {
 		return
 	}
 	m.restoreState(s, false)
+	m.undoSlot, m.undoShared = s.undo, true
 	m.err, m.stop = nil, false
 }
 
@@ -268,13 +305,28 @@ func (m *Machine) Dictionary() []DictWord {
 
 // WorldHash hashes the object tree (parents, siblings, children, attributes,
 // properties: the entries and their property tables, all in dynamic memory)
-// and the globals (FNV-1a): equal hashes mean the world did not change.
+// and the globals: equal hashes mean the world did not change. The hash is
+// deterministic (the same state gives the same value in every process).
 func (m *Machine) WorldHash() uint64 {
-	h := fnv.New64a()
-	start := m.hdr.ObjectTable
+	start, end := m.hdr.ObjectTable, m.worldEnd()
+	h := hashBytes(0x9e3779b97f4a7c15, m.mem[start:end])
+	g := m.hdr.Globals
+	return hashBytes(h, m.mem[g:g+480])
+}
+
+// worldEnd is the end of the object entries and their property tables. The
+// layout is computed once and again only when a property-table pointer
+// changes (which games do not do, but the check is cheap).
+func (m *Machine) worldEnd() int {
+	var sum uint64
+	for id := 1; id <= m.numObjects; id++ {
+		a := m.objTable + id*m.objSize - 2
+		sum = sum*31 + (uint64(m.mem[a])<<8 | uint64(m.mem[a+1]))
+	}
+	if m.worldEndValid && sum == m.worldPtrSum {
+		return m.worldEndAt
+	}
 	end := m.objTable + m.numObjects*m.objSize
-	// property tables follow the entries; hash them up to the end of the
-	// highest one
 	hi := end
 	for id := 1; id <= m.numObjects; id++ {
 		a := m.objTable + (id-1)*m.objSize
@@ -310,8 +362,22 @@ func (m *Machine) WorldHash() uint64 {
 			hi = min(q, m.dyn)
 		}
 	}
-	h.Write(m.mem[start:hi])
-	g := m.hdr.Globals
-	h.Write(m.mem[g : g+480])
-	return h.Sum64()
+	m.worldEndAt, m.worldPtrSum, m.worldEndValid = hi, sum, true
+	return hi
+}
+
+// hashBytes mixes b into h eight bytes at a time (a multiply-xorshift hash:
+// fast, deterministic, good enough to tell states apart).
+func hashBytes(h uint64, b []byte) uint64 {
+	const k = 0xff51afd7ed558ccd
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * k
+		h ^= h >> 32
+		b = b[8:]
+	}
+	for _, c := range b {
+		h = (h ^ uint64(c)) * k
+		h ^= h >> 32
+	}
+	return (h ^ uint64(len(b))) * k
 }

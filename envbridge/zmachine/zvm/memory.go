@@ -16,12 +16,14 @@ type frame struct {
 
 // Machine is one running Z-machine. It is not safe for concurrent use.
 type Machine struct {
-	opt     Options
-	story   []byte // the story file as loaded (for restart, verify and Quetzal)
-	mem     []byte // the whole memory: dynamic [0, dyn), then static and high
-	dyn     int    // size of dynamic memory (header word 0x0e)
-	hdr     Header
-	version int
+	opt       Options
+	story     []byte // the story file as loaded (for restart, verify and Quetzal)
+	mem       []byte // the whole memory: dynamic [0, dyn), then static and high
+	code      []byte // mem followed by codeSlack zero bytes (see fetch)
+	dyn       int    // size of dynamic memory (header word 0x0e)
+	hdr       Header
+	version   int
+	packShift int // packed address to byte address: 2, 4 or 8 times (§1.2.3)
 
 	pc     int
 	opPC   int // the address of the instruction being executed (for errors)
@@ -56,12 +58,23 @@ type Machine struct {
 	stop    bool // leave the run loop: set on wait, halt and error
 	err     error
 
-	ops      [8]uint16 // operands of the current instruction
-	callArgs [7]uint16
-	scratch  uint16
+	ops          [8]uint16 // operands of the current instruction
+	callArgs     [7]uint16
+	scratch      uint16
+	locals       []uint16 // the current frame's locals (a window on stack)
+	evalBase     int      // index in stack of the current frame's evaluation stack
+	decodeBudget int
+	executed     uint64 // instructions executed by Run, in all
 
-	saveSlot *Snapshot // the game's own save opcodes write here
-	undoSlot *Snapshot // save_undo / restore_undo
+	// WorldHash's range: the end of the property tables, and the property
+	// pointers it was computed from
+	worldEndAt    int
+	worldPtrSum   uint64
+	worldEndValid bool
+
+	saveSlot   *Snapshot // the game's own save opcodes write here
+	undoSlot   *Snapshot // save_undo / restore_undo
+	undoShared bool      // a Snapshot holds undoSlot: do not reuse its buffers
 }
 
 // packed address kinds
@@ -80,18 +93,22 @@ func (m *Machine) fault(format string, args ...any) {
 
 func (m *Machine) rb(a int) byte {
 	if uint(a) >= uint(len(m.mem)) {
-		m.fault("read of byte %#x outside memory (size %#x)", a, len(m.mem))
-		return 0
+		return byte(m.readFault("byte", a))
 	}
 	return m.mem[a]
 }
 
 func (m *Machine) rw(a int) uint16 {
-	if uint(a)+1 >= uint(len(m.mem)) {
-		m.fault("read of word %#x outside memory (size %#x)", a, len(m.mem))
-		return 0
+	if mem := m.mem; uint(a)+1 < uint(len(mem)) {
+		return uint16(mem[a])<<8 | uint16(mem[a+1])
 	}
-	return uint16(m.mem[a])<<8 | uint16(m.mem[a+1])
+	return m.readFault("word", a)
+}
+
+//go:noinline
+func (m *Machine) readFault(what string, a int) uint16 {
+	m.fault("read of %s %#x outside memory (size %#x)", what, a, len(m.mem))
+	return 0
 }
 
 func (m *Machine) wb(a int, v byte) {
@@ -113,20 +130,14 @@ func (m *Machine) ww(a int, v uint16) {
 
 // unpack turns a packed address into a byte address (§1.2.3).
 func (m *Machine) unpack(p uint16, kind int) int {
-	a := int(p)
-	switch m.version {
-	case 1, 2, 3:
-		return 2 * a
-	case 4, 5:
-		return 4 * a
-	case 6, 7:
+	a := int(p) << m.packShift
+	if m.version == 7 {
 		if kind == packedRoutine {
-			return 4*a + 8*m.hdr.RoutineOffset
+			return a + 8*m.hdr.RoutineOffset
 		}
-		return 4*a + 8*m.hdr.StringOffset
-	default:
-		return 8 * a
+		return a + 8*m.hdr.StringOffset
 	}
+	return a
 }
 
 // maxStorySize is the largest story file of each version (§1.1.4).
@@ -172,6 +183,14 @@ func Load(story []byte, opt Options) (*Machine, error) {
 		opt.Width = 255
 	}
 	m := &Machine{opt: opt, version: v}
+	switch {
+	case v <= 3:
+		m.packShift = 1
+	case v <= 7:
+		m.packShift = 2
+	default:
+		m.packShift = 3
+	}
 	m.story = append([]byte(nil), story...)
 	word := func(a int) int { return int(story[a])<<8 | int(story[a+1]) }
 	h := Header{
@@ -216,7 +235,8 @@ func Load(story []byte, opt Options) (*Machine, error) {
 		}
 		size = flen
 	}
-	m.mem = make([]byte, size)
+	m.code = make([]byte, size+codeSlack)
+	m.mem = m.code[:size:size]
 	copy(m.mem, story)
 	m.dyn = h.StaticMem
 	check := func(name string, addr, limit int) error {
@@ -260,7 +280,7 @@ func Load(story []byte, opt Options) (*Machine, error) {
 	if err := m.initDictionary(); err != nil {
 		return nil, err
 	}
-	m.stack = make([]uint16, 0, 1024)
+	m.stack = make([]uint16, 0, maxStack)
 	m.frames = make([]frame, 0, 64)
 	m.strCache = make(map[int]cachedString)
 	m.restart()
@@ -278,6 +298,7 @@ func (m *Machine) restart() {
 	copy(m.mem[:m.dyn], m.story)
 	m.stack = m.stack[:0]
 	m.frames = append(m.frames[:0], frame{retPC: 0, store: -1})
+	m.syncFrame()
 	m.pc = m.hdr.InitialPC
 	m.rng.seed(m.opt.Seed)
 	m.screen.reset(m.version, m.opt.Width)

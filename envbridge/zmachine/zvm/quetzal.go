@@ -203,15 +203,25 @@ func (m *Machine) RestoreQuetzal(b []byte) error {
 	if len(frames) == 0 {
 		return errors.New("zvm: Quetzal: empty stack")
 	}
+	if len(stack) >= maxStack {
+		return fmt.Errorf("zvm: Quetzal: %d stack words, more than the %d this interpreter holds", len(stack), maxStack)
+	}
 	if m.version != 6 && (frames[0].nLocals != 0) {
 		return errors.New("zvm: Quetzal: first frame has locals (not a dummy frame)")
 	}
 	// Keep header fields the interpreter owns (§6.1.2 of Quetzal: the
 	// game's flags 2 transcripting and fixed-pitch bits survive).
 	keep := m.rw(0x10) & 3
+	prev, prevErr, prevStop := m.snapshot(), m.err, m.stop
+	undo := func(err error) error {
+		m.restoreState(prev, true)
+		m.err, m.stop = prevErr, prevStop
+		return err
+	}
 	copy(m.mem[:m.dyn], dyn)
 	m.stack = append(m.stack[:0], stack...)
 	m.frames = append(m.frames[:0], frames...)
+	m.syncFrame()
 	m.pc = pc
 	m.setHeaderFields(keep)
 	m.err, m.halted, m.waiting, m.stop = nil, false, false, false
@@ -221,10 +231,12 @@ func (m *Machine) RestoreQuetzal(b []byte) error {
 	m.opt.Budget = 1
 	_, err := m.Run()
 	m.opt.Budget = saved
-	if err == ErrBudget || (err == nil && !m.waiting) {
-		m.err = nil
-		return fmt.Errorf("zvm: Quetzal: PC %#x is not a read instruction", pc)
+	switch {
+	case err == ErrBudget || (err == nil && !m.waiting):
+		return undo(fmt.Errorf("zvm: Quetzal: PC %#x is not a read instruction", pc))
+	case err != nil:
+		return undo(fmt.Errorf("zvm: Quetzal: the restored state does not run: %w", err))
 	}
 	m.screen.main = m.screen.main[:0]
-	return err
+	return nil
 }

@@ -2,7 +2,9 @@ package zvm
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Output streams (§7) and the screen model (§8): the lower window's text
@@ -15,15 +17,17 @@ type mem3 struct {
 }
 
 type screen struct {
-	version int
-	width   int
-	main    []byte // UTF-8 text of the lower window since the last Output
-	window  int    // 0 lower, 1 upper
-	upperH  int    // upper window height in lines
-	grid    [][]rune
-	curRow  int // upper window cursor, 0-based
-	curCol  int
-	status3 string // version 3's rendered status line
+	version   int
+	width     int
+	main      []byte // UTF-8 text of the lower window since the last Output
+	window    int    // 0 lower, 1 upper
+	upperH    int    // upper window height in lines
+	grid      [][]rune
+	curRow    int // upper window cursor, 0-based
+	curCol    int
+	st3       status3 // version 3's status line as last drawn
+	st3Cached status3 // what status3 was formatted from
+	status3   string  // version 3's status line, formatted
 
 	stream1 bool
 	stream2 bool
@@ -42,7 +46,7 @@ func (s *screen) reset(version, width int) {
 	s.main = s.main[:0]
 	s.window, s.upperH, s.curRow, s.curCol = 0, 0, 0, 0
 	s.grid = s.grid[:0]
-	s.status3 = ""
+	s.status3, s.st3, s.st3Cached = "", status3{}, status3{}
 	s.stream1, s.stream2 = true, false
 	s.mem3 = s.mem3[:0]
 	s.style, s.buffer, s.font = 0, true, 1
@@ -102,6 +106,11 @@ func (s *screen) putUpper(r rune) {
 	s.curCol++
 }
 
+// maxOutput bounds the text waiting in the output buffer (a runaway game
+// printing in a loop would otherwise fill memory before the budget stops
+// it); Output empties the buffer.
+const maxOutput = 8 << 20
+
 // printZ sends one output ZSCII character to the active streams.
 func (m *Machine) printZ(c uint16) {
 	s := &m.screen
@@ -133,6 +142,10 @@ func (m *Machine) putRune(r rune) {
 	if s.dropStyled && s.style&6 != 0 {
 		return
 	}
+	if len(s.main) >= maxOutput {
+		m.fault("more than %d bytes of output without input", maxOutput)
+		return
+	}
 	if r < 0x80 {
 		s.main = append(s.main, byte(r))
 	} else {
@@ -144,6 +157,10 @@ func (m *Machine) putRune(r rune) {
 func (m *Machine) printString(str string) {
 	s := &m.screen
 	if len(s.mem3) == 0 && s.stream1 && s.window == 0 && !(s.dropStyled && s.style&6 != 0) {
+		if len(s.main)+len(str) > maxOutput {
+			m.fault("more than %d bytes of output without input", maxOutput)
+			return
+		}
 		s.main = append(s.main, str...)
 		return
 	}
@@ -198,13 +215,39 @@ func (m *Machine) outputStream(n int, table int) {
 	}
 }
 
-// renderStatusV3 draws version 3's status line (§8.2) from the globals.
+// renderStatusV3 draws version 3's status line (§8.2) from the globals:
+// it records them, and statusLines formats the line when it is asked for.
 func (m *Machine) renderStatusV3() {
-	loc, a, b, timeGame := m.StatusV3()
-	var right string
-	if timeGame {
-		ampm := "AM"
-		h := a
+	s := &m.screen
+	s.st3 = status3{
+		drawn: true,
+		loc:   int(m.Global(0)),
+		a:     int(int16(m.Global(1))),
+		b:     int(int16(m.Global(2))),
+		time:  m.mem[1]&0x02 != 0,
+	}
+}
+
+// status3 is what version 3's status line showed when it was drawn.
+type status3 struct {
+	drawn bool
+	loc   int
+	a, b  int
+	time  bool
+}
+
+// formatStatusV3 is the line " Location    Score: s  Moves: m" (or
+// "Time: h:mm AM") at the screen's width.
+func (m *Machine) formatStatusV3(st status3) string {
+	var loc string
+	if st.loc >= 1 && st.loc <= m.numObjects {
+		err, stop := m.err, m.stop
+		loc = m.objName(st.loc)
+		m.err, m.stop = err, stop
+	}
+	right := make([]byte, 0, 32)
+	if st.time {
+		h, ampm := st.a, "AM"
 		if h >= 12 {
 			ampm = "PM"
 		}
@@ -213,24 +256,43 @@ func (m *Machine) renderStatusV3() {
 		} else {
 			h %= 12
 		}
-		right = fmt.Sprintf("Time: %d:%02d %s", h, b, ampm)
+		right = append(right, "Time: "...)
+		right = strconv.AppendInt(right, int64(h), 10)
+		right = append(right, ':')
+		if st.b < 10 && st.b >= 0 {
+			right = append(right, '0')
+		}
+		right = strconv.AppendInt(right, int64(st.b), 10)
+		right = append(right, ' ')
+		right = append(right, ampm...)
 	} else {
-		right = fmt.Sprintf("Score: %d  Moves: %d", a, b)
+		right = append(right, "Score: "...)
+		right = strconv.AppendInt(right, int64(st.a), 10)
+		right = append(right, "  Moves: "...)
+		right = strconv.AppendInt(right, int64(st.b), 10)
 	}
-	w := m.screen.width
-	line := " " + loc
-	pad := w - len([]rune(line)) - len(right) - 1
+	pad := m.screen.width - 1 - utf8.RuneCountInString(loc) - len(right) - 1
 	if pad < 1 {
 		pad = 1
 	}
-	m.screen.status3 = line + strings.Repeat(" ", pad) + right
+	line := make([]byte, 0, m.screen.width+8)
+	line = append(line, ' ')
+	line = append(line, loc...)
+	for ; pad > 0; pad-- {
+		line = append(line, ' ')
+	}
+	line = append(line, right...)
+	return string(line)
 }
 
 func (m *Machine) statusLines() []string {
 	s := &m.screen
 	var out []string
-	if s.version <= 3 && s.status3 != "" {
-		out = append(out, strings.TrimRight(s.status3, " "))
+	if s.version <= 3 && s.st3.drawn {
+		if s.st3 != s.st3Cached || s.status3 == "" {
+			s.status3, s.st3Cached = m.formatStatusV3(s.st3), s.st3
+		}
+		out = append(out, s.status3)
 	}
 	for _, row := range s.grid {
 		out = append(out, strings.TrimRight(string(row), " "))

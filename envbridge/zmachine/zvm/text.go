@@ -102,9 +102,15 @@ func (m *Machine) runeZscii(r rune) uint16 {
 // the standard forbids (§3.3.1).
 func (m *Machine) decode(addr int, depth int) (string, int) {
 	var sb strings.Builder
+	m.decodeBudget = maxDecodeWords
 	end := m.decodeTo(&sb, addr, depth)
 	return sb.String(), end
 }
+
+// maxDecodeWords bounds the words one string decodes, abbreviations
+// included: a corrupt story could otherwise expand a string of abbreviations
+// of endless strings for ever.
+const maxDecodeWords = 1 << 16
 
 func (m *Machine) decodeTo(sb *strings.Builder, addr int, depth int) int {
 	alpha := 0   // current alphabet for the next character
@@ -112,11 +118,11 @@ func (m *Machine) decodeTo(sb *strings.Builder, addr int, depth int) int {
 	esc := 0     // 0 none; 1 waiting for the high 5 bits; 2 waiting for the low
 	escHi := 0
 	for n := 0; ; n++ {
-		if addr+1 >= len(m.mem) {
-			m.fault("string runs past the end of memory")
+		if addr < 0 || addr+1 >= len(m.mem) {
+			m.fault("string at %#x runs outside memory", addr)
 			return addr
 		}
-		if n > 1<<16 {
+		if m.decodeBudget--; m.decodeBudget < 0 || n > 1<<16 {
 			m.fault("string at %#x has no end", addr)
 			return addr
 		}
