@@ -1,6 +1,7 @@
 package zmachine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -136,5 +137,30 @@ func TestBehaviours(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunaway: a game that loops without asking for input is stopped by the
+// instruction budget, not a clock: the step fails with ErrRunaway, the
+// episode is over, and the next Reset starts clean.
+func TestRunaway(t *testing.T) {
+	s, err := NewSuite(ctxT(t), Config{Budget: 200_000}, behaveGame(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := s.Tasks(envbridge.SplitTrain)
+	env, first := openReset(t, s, ts[0])
+	if _, err := env.Step(ctxT(t), "spin"); !errors.Is(err, ErrRunaway) {
+		t.Fatalf("Step(spin) = %v, want ErrRunaway", err)
+	}
+	if _, err := env.Step(ctxT(t), "look"); !errors.Is(err, envbridge.ErrEpisodeOver) {
+		t.Fatalf("Step after a runaway = %v, want ErrEpisodeOver", err)
+	}
+	again, err := env.Reset(ctxT(t), ts[0])
+	if err != nil || again.Text != first.Text {
+		t.Fatalf("Reset after a runaway = %q, %v", again.Text, err)
+	}
+	if res, err := env.Step(ctxT(t), "take coin"); err != nil || res.Score != 5 {
+		t.Fatalf("take coin = %+v, %v", res, err)
 	}
 }
