@@ -28,6 +28,8 @@ import (
 //	             ending  no score but the ending: max_score when won, else 0.
 //	moves_global  the global that counts moves (Inform's sline2 is global 2).
 //	max_score  the best possible score (0: read from the game's own report).
+//	verbs      the one-object verbs valid actions try (default: a general
+//	           list, valid.go); TextWorld games take a handful of verbs only.
 //	win, death texts whose presence in the final text decides won or lost,
 //	           beside the standard banners ("*** You have won ***").
 type Binding struct {
@@ -39,6 +41,7 @@ type Binding struct {
 	Score       ScoreSource `json:"score"`
 	MovesGlobal int         `json:"moves_global,omitempty"`
 	MaxScore    float64     `json:"max_score,omitempty"`
+	Verbs       []string    `json:"verbs,omitempty"`
 	Win         []string    `json:"win,omitempty"`
 	Death       []string    `json:"death,omitempty"`
 }

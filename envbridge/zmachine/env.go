@@ -25,8 +25,9 @@ type Env struct {
 	dir   string  // private directory for save files (dfrotz -R confines it there)
 	p     *proc   // the dfrotz child process (Config.Interpreter "dfrotz")
 	vm    *vmGame // the in-process machine (the default)
-	// lastText is the last observation (valid actions read the nouns it names).
-	lastText string
+	// lastText holds the observations since the player entered lastRoom
+	// (valid actions read the nouns they name in Inform 7 games).
+	lastText, lastRoom string
 
 	g        *game
 	maxSteps int

@@ -18,13 +18,15 @@ import (
 //     and of the player (the inventory), each named by the last word of its
 //     short name that the dictionary holds; two-object templates take a
 //     carried object first. Inform 7 games (TextWorld) keep no short names
-//     in the object table: there the dictionary's nouns that the last
-//     observation names are the objects (and two-object templates, which
+//     in the object table: there the dictionary's nouns that the
+//     observations since entering the room name are the objects (and two-object templates, which
 //     need to know what is carried, are not tried).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
-// changes it) or the score changed. Of candidates that lead to the same world, the first is
+// changes it) or the score changed. Tree bytes that a plain "look" changes
+// from the same snapshot (bookkeeping such as Inform 7's "mentioned") are
+// left out of the comparison. Of candidates that lead to the same world, the first is
 // kept (as Jericho keeps one action per resulting state).
 var (
 	validMoves = []string{"north", "south", "east", "west", "northeast", "northwest",
@@ -67,11 +69,27 @@ func (e *Env) ValidActions() ([]string, error) {
 		*vg = saved
 	}()
 	n := m.NumObjects()
-	base := worldKey{tree: treeHash(m, n)}
+	baseTree := treeBytes(m, n, nil)
+	// Bookkeeping the game does on any turn (Inform 7 marks objects as
+	// mentioned when it lists them) is no change: the bytes a "look" from
+	// the same snapshot changes are masked out, as Jericho masks per-game
+	// attribute bits.
+	mask := make([]bool, len(baseTree))
+	if err := m.Input("look"); err == nil {
+		if _, err := vg.run(); err == nil {
+			for i, b := range treeBytes(m, n, nil) {
+				if i < len(mask) && b != baseTree[i] {
+					mask[i] = true
+				}
+			}
+		}
+	}
+	base := worldKey{tree: maskedHash(baseTree, mask)}
 	baseScore, _ := vg.score("", e.score, false)
 	base.score = baseScore
 	seen := map[worldKey]bool{base: true}
 	var out []string
+	buf := make([]byte, 0, len(baseTree))
 	for _, c := range cands {
 		m.Restore(snap)
 		*vg = saved
@@ -83,7 +101,8 @@ func (e *Env) ValidActions() ([]string, error) {
 			continue
 		}
 		sc, _ := vg.score(text, e.score, false)
-		k := worldKey{tree: treeHash(m, n), score: sc}
+		buf = treeBytes(m, n, buf)
+		k := worldKey{tree: maskedHash(buf, mask), score: sc}
 		if seen[k] {
 			continue
 		}
@@ -121,11 +140,15 @@ func (e *Env) candidates() []string {
 	inView, held := objectsInView(w, dict)
 	if len(inView) == 0 {
 		// Inform 7 (TextWorld) objects have no short name in the object
-		// table: the nouns of the dictionary that the last observation
-		// names stand for the objects in view.
+		// table: the nouns of the dictionary that the observations since
+		// entering the room name stand for the objects in view.
 		inView = dict.nounsIn(e.lastText)
 	}
-	for _, v := range validOne {
+	one := validOne
+	if len(e.vm.b.Verbs) > 0 {
+		one = e.vm.b.Verbs
+	}
+	for _, v := range one {
 		if !dict.verb(v) {
 			continue
 		}

@@ -62,7 +62,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 		_, opening = splitBanner(opening)
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
-	e.lastText = obs.Text
+	e.lastText, e.lastRoom = obs.Text, roomOf(vg.status)
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
 	}
@@ -101,7 +101,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		e.score = sc
 	}
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: e.observe(out)}}
-	e.lastText = res.Text
+	e.noteText(res.Text, roomOf(vg.status))
 	if end != EndNone {
 		res.Done = true
 		res.Won = end == EndWon
@@ -183,4 +183,33 @@ func (e *Env) StatusLine() []string {
 		return nil
 	}
 	return append([]string(nil), e.vm.status...)
+}
+
+// maxNounText bounds the text valid actions read nouns from.
+const maxNounText = 8 << 10
+
+// noteText keeps the observations since the player entered the room the
+// status line names (valid actions read the nouns they name).
+func (e *Env) noteText(text, room string) {
+	if room == "" || room != e.lastRoom {
+		e.lastText, e.lastRoom = text, room
+		return
+	}
+	e.lastText = e.lastText + "\n" + text
+	if len(e.lastText) > maxNounText {
+		e.lastText = e.lastText[len(e.lastText)-maxNounText:]
+	}
+}
+
+// roomOf is the room the status line names: its first line up to a run of
+// spaces.
+func roomOf(status []string) string {
+	if len(status) == 0 {
+		return ""
+	}
+	l := strings.TrimSpace(status[0])
+	if i := strings.Index(l, "   "); i >= 0 {
+		l = l[:i]
+	}
+	return l
 }

@@ -113,25 +113,37 @@ func findPlayer(m *zvm.Machine, objs []WorldObject) (player, location int) {
 	return 0, location
 }
 
-// treeHash hashes the object table as it stands in dynamic memory: every
+// treeBytes copies the object table as it stands in dynamic memory: every
 // object's attributes, parent, sibling and child (not its properties, not
 // the globals, so that a turn that only advances the clock does not count
 // as a change).
-func treeHash(m *zvm.Machine, n int) uint64 {
-	h := fnv.New64a()
+func treeBytes(m *zvm.Machine, n int, buf []byte) []byte {
 	hd := m.Header()
 	entry, defaults := 9, 31
 	if hd.Version > 3 {
 		entry, defaults = 14, 63
 	}
 	base := hd.ObjectTable + 2*defaults
-	var buf [14]byte
+	buf = buf[:0]
 	for id := 0; id < n; id++ {
 		a := base + id*entry
 		for k := 0; k < entry-2; k++ {
-			buf[k] = m.PeekByte(a + k)
+			buf = append(buf, m.PeekByte(a+k))
 		}
-		h.Write(buf[:entry-2])
+	}
+	return buf
+}
+
+// maskedHash hashes tree bytes, leaving out those mask marks.
+func maskedHash(tree []byte, mask []bool) uint64 {
+	h := fnv.New64a()
+	var one [1]byte
+	for i, b := range tree {
+		if i < len(mask) && mask[i] {
+			continue
+		}
+		one[0] = b
+		h.Write(one[:])
 	}
 	return h.Sum64()
 }
