@@ -159,7 +159,11 @@ func hasText(text string, phrases []string) bool {
 	if len(phrases) == 0 {
 		return false
 	}
-	flat := strings.ToLower(flatten(text))
+	return hasFlat(strings.ToLower(flatten(text)), phrases)
+}
+
+// hasFlat is hasText on text already lower-cased and flattened.
+func hasFlat(flat string, phrases []string) bool {
 	for _, p := range phrases {
 		if p = strings.ToLower(strings.Join(strings.Fields(p), " ")); p != "" && strings.Contains(flat, p) {
 			return true

@@ -25,9 +25,11 @@ type Env struct {
 	dir   string  // private directory for save files (dfrotz -R confines it there)
 	p     *proc   // the dfrotz child process (Config.Interpreter "dfrotz")
 	vm    *vmGame // the in-process machine (the default)
-	// lastText holds the observations since the player entered lastRoom
+	// roomTexts holds the observations since the player entered lastRoom
 	// (valid actions read the nouns they name in Inform 7 games).
-	lastText, lastRoom string
+	roomTexts []string
+	roomBytes int
+	lastRoom  string
 
 	g        *game
 	maxSteps int

@@ -142,7 +142,7 @@ func (e *Env) candidates() []string {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
 		// entering the room name stand for the objects in view.
-		inView = dict.nounsIn(e.lastText)
+		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"))
 	}
 	one := validOne
 	if len(e.vm.b.Verbs) > 0 {

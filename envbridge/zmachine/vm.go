@@ -265,10 +265,14 @@ func (g *vmGame) readMovesGlobal() {
 // or death texts.
 func (g *vmGame) ending(text string) Ending {
 	end := ParseEnding(text)
+	var flat string
+	if len(g.b.Win)+len(g.b.Death) > 0 {
+		flat = strings.ToLower(flatten(text))
+	}
 	switch {
-	case hasText(text, g.b.Win):
+	case hasFlat(flat, g.b.Win):
 		return EndWon
-	case hasText(text, g.b.Death):
+	case hasFlat(flat, g.b.Death):
 		return EndLost
 	case end != EndNone:
 		return end

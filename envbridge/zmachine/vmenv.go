@@ -62,7 +62,8 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 		_, opening = splitBanner(opening)
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
-	e.lastText, e.lastRoom = obs.Text, roomOf(vg.status)
+	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
+	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
 	}
@@ -189,15 +190,17 @@ func (e *Env) StatusLine() []string {
 const maxNounText = 8 << 10
 
 // noteText keeps the observations since the player entered the room the
-// status line names (valid actions read the nouns they name).
+// status line names (valid actions read the nouns they name), at most
+// maxNounText bytes of the latest.
 func (e *Env) noteText(text, room string) {
 	if room == "" || room != e.lastRoom {
-		e.lastText, e.lastRoom = text, room
-		return
+		e.roomTexts, e.roomBytes, e.lastRoom = e.roomTexts[:0], 0, room
 	}
-	e.lastText = e.lastText + "\n" + text
-	if len(e.lastText) > maxNounText {
-		e.lastText = e.lastText[len(e.lastText)-maxNounText:]
+	e.roomTexts = append(e.roomTexts, text)
+	e.roomBytes += len(text)
+	for len(e.roomTexts) > 1 && e.roomBytes > maxNounText {
+		e.roomBytes -= len(e.roomTexts[0])
+		e.roomTexts = e.roomTexts[1:]
 	}
 }
 
