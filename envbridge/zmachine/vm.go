@@ -266,7 +266,7 @@ func (g *vmGame) readMovesGlobal() {
 func (g *vmGame) ending(text string) Ending {
 	end := ParseEnding(text)
 	var flat string
-	if len(g.b.Win)+len(g.b.Death) > 0 {
+	if len(g.b.Win)+len(g.b.Death) > 0 && mayHold(text, g.b.Win, g.b.Death) {
 		flat = strings.ToLower(flatten(text))
 	}
 	switch {
@@ -280,4 +280,18 @@ func (g *vmGame) ending(text string) Ending {
 		return EndOther
 	}
 	return EndNone
+}
+
+// mayHold is a cheap test before phrases are searched in flattened text:
+// some phrase's first word is in text (any case).
+func mayHold(text string, lists ...[]string) bool {
+	low := strings.ToLower(clip(text))
+	for _, l := range lists {
+		for _, p := range l {
+			if f := strings.Fields(strings.ToLower(p)); len(f) > 0 && strings.Contains(low, f[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
