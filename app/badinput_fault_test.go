@@ -35,6 +35,10 @@ func TestBadConfigurationRefused(t *testing.T) {
 		{"unknown env", func(c *app.Config) { c.Env.Kind = "minecraft" }, `-env: unknown environment "minecraft"`},
 		{"missing game", func(c *app.Config) { c.Env.Kind, c.Env.Game = "zmachine", "/nonexistent/zork1.z5" }, "-game: stat /nonexistent/zork1.z5: no such file"},
 		{"zmachine without game", func(c *app.Config) { c.Env.Kind = "zmachine" }, "-game: -env zmachine needs a story file"},
+		{"unknown interpreter", func(c *app.Config) { c.Env.Kind, c.Env.Game, c.Env.Interpreter = "zmachine", ".", "frotz9" }, `-interpreter: "frotz9": want zvm`},
+		{"valid actions with dfrotz", func(c *app.Config) {
+			c.Env.Kind, c.Env.Game, c.Env.Interpreter, c.Env.ValidActions = "zmachine", ".", "dfrotz", true
+		}, "-valid-actions: needs the in-process interpreter"},
 		{"jsonl without command", func(c *app.Config) { c.Env.Kind = "jsonl" }, "-env-cmd: -env jsonl needs the command"},
 		{"agentgym without url", func(c *app.Config) { c.Env.Kind = "agentgym" }, "-agentgym: -env agentgym needs the server URL"},
 		{"grammar", func(c *app.Config) { c.Env.Grammar = "0.5" }, `-grammar: "0.5": want 0.3 or 0.4`},

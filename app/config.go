@@ -65,12 +65,16 @@ type EnvConfig struct {
 	MaxSteps  int    `json:"max_steps,omitempty"` // 0: the environment's default
 	Grammar   string `json:"grammar,omitempty"`   // household: "0.3" (default) or "0.4"
 	Game      string `json:"game,omitempty"`      // zmachine: a story file or a folder of them
-	Command   string `json:"command,omitempty"`   // jsonl: program and arguments, split on spaces
-	URL       string `json:"url,omitempty"`       // agentgym: the server's base URL
-	GymKind   string `json:"gym_kind,omitempty"`  // agentgym: alfworld or sciworld
-	GymTrain  string `json:"gym_train,omitempty"` // agentgym: task indices of train, e.g. "0-99"
-	GymValid  string `json:"gym_valid,omitempty"` // agentgym: task indices of valid_unseen
-	GymSeen   string `json:"gym_seen,omitempty"`  // agentgym: task indices of valid_seen
+	// Interpreter: zmachine: "" (in-process, envbridge/zmachine/zvm) or "dfrotz" (a child process).
+	Interpreter string `json:"interpreter,omitempty"`
+	// ValidActions: zmachine: fill each observation's admissible list with the valid actions.
+	ValidActions bool   `json:"valid_actions,omitempty"`
+	Command      string `json:"command,omitempty"`   // jsonl: program and arguments, split on spaces
+	URL          string `json:"url,omitempty"`       // agentgym: the server's base URL
+	GymKind      string `json:"gym_kind,omitempty"`  // agentgym: alfworld or sciworld
+	GymTrain     string `json:"gym_train,omitempty"` // agentgym: task indices of train, e.g. "0-99"
+	GymValid     string `json:"gym_valid,omitempty"` // agentgym: task indices of valid_unseen
+	GymSeen      string `json:"gym_seen,omitempty"`  // agentgym: task indices of valid_seen
 }
 
 // ThinkerConfig holds the thinker's switches.
@@ -213,6 +217,12 @@ func (c *Config) Validate() error {
 		}
 		if _, err := os.Stat(c.Env.Game); err != nil {
 			return bad("game", "%v", err)
+		}
+		if i := c.Env.Interpreter; i != "" && i != "zvm" && i != "dfrotz" {
+			return bad("interpreter", "%q: want zvm (in-process, the default) or dfrotz", i)
+		}
+		if c.Env.ValidActions && c.Env.Interpreter == "dfrotz" {
+			return bad("valid-actions", "needs the in-process interpreter, not -interpreter dfrotz")
 		}
 	case "jsonl":
 		if strings.TrimSpace(c.Env.Command) == "" {

@@ -28,7 +28,8 @@ func NewSuite(ctx context.Context, cfg EnvConfig, seed int64) (envbridge.Suite, 
 		}
 		return household.New(household.Config{Seed: cfg.WorldSeed, MaxSteps: cfg.MaxSteps, Grammar: g})
 	case "zmachine":
-		return zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: cfg.MaxSteps, Seed: seed}, cfg.Game)
+		return zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: cfg.MaxSteps, Seed: seed,
+			Interpreter: cfg.Interpreter, ValidActions: cfg.ValidActions}, cfg.Game)
 	case "jsonl":
 		// The command is split on white space and run without a shell.
 		return jsonl.NewSuite(ctx, jsonl.Config{Command: strings.Fields(cfg.Command)})

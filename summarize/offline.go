@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"regexp"
+	"strings"
 
 	"github.com/samem/trainer/belief"
 	"github.com/samem/trainer/envbridge"
@@ -99,6 +100,11 @@ const MaxSentences = 3
 
 func (textSession) Summarize(_ context.Context, _ string, obs envbridge.Observation) (string, error) {
 	t := fold(notice.ReplaceAllString(obs.Text, " "))
+	if t == "" {
+		// A game that words everything in brackets ("[!: Verb error. ...]",
+		// 9:05): the words inside them are the situation.
+		t = fold(strings.NewReplacer("[", " ", "]", " ", "*", " ", ">", " ").Replace(obs.Text))
+	}
 	if t == "" {
 		return "", ErrEmptySummary
 	}

@@ -3,13 +3,14 @@ package zmachine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/envbridge"
 )
 
 // benchSuite is hunt.z8 from ../shared/games when present, else the tiny
-// test game.
+// test game, through dfrotz (the baseline of the in-process figures).
 func benchSuite(b *testing.B) (*Suite, envbridge.Task) {
 	needInterpreter(b)
 	var game string
@@ -18,7 +19,7 @@ func benchSuite(b *testing.B) (*Suite, envbridge.Task) {
 	} else {
 		game = tinyGame(b)
 	}
-	s, err := NewSuite(ctxT(b), Config{MaxSteps: 1 << 30}, game)
+	s, err := NewSuite(ctxT(b), Config{MaxSteps: 1 << 30, Interpreter: "dfrotz"}, game)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,4 +82,75 @@ func BenchmarkStep(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// inProcess opens a game of ../shared/games in-process and resets it.
+func inProcess(b *testing.B, rel string, cfg Config) *Env {
+	b.Helper()
+	game := filepath.Join(gamesDir(b), rel)
+	cfg.MaxSteps = 1 << 30
+	s, err := NewSuite(ctxT(b), cfg, game)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts, _ := s.Tasks(envbridge.SplitTrain)
+	env, err := s.OpenEnv(ctxT(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { env.Close() })
+	if _, err := env.Reset(ctxT(b), ts[0]); err != nil {
+		b.Fatal(err)
+	}
+	return env
+}
+
+// BenchmarkInProcessStep is one Env.Step in-process ("look": a full room
+// description, the score read from the machine), on a TextWorld game and on
+// zork1. steps/s = 1e9 / ns/op.
+func BenchmarkInProcessStep(b *testing.B) {
+	for _, g := range []string{"arigraph/hunt.z8", "jericho/zork1.z5"} {
+		b.Run(strings.TrimSuffix(filepath.Base(g), filepath.Ext(g)), func(b *testing.B) {
+			env := inProcess(b, g, Config{})
+			ctx := ctxT(b)
+			for b.Loop() {
+				if _, err := env.Step(ctx, "look"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
+
+// BenchmarkSnapshotRestore is one in-memory snapshot and restore of the
+// whole machine (zork1 at its opening), as valid actions use it.
+func BenchmarkSnapshotRestore(b *testing.B) {
+	env := inProcess(b, "jericho/zork1.z5", Config{})
+	m := env.vm.m
+	for b.Loop() {
+		s := m.Snapshot()
+		m.Restore(s)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "us/op")
+}
+
+// BenchmarkValidActions is Env.ValidActions in a typical room: zork1's West
+// of House (a mailbox, four exits) and TextWorld's hunt Room A.
+func BenchmarkValidActions(b *testing.B) {
+	for _, g := range []string{"jericho/zork1.z5", "arigraph/hunt.z8"} {
+		b.Run(strings.TrimSuffix(filepath.Base(g), filepath.Ext(g)), func(b *testing.B) {
+			env := inProcess(b, g, Config{})
+			var n int
+			for b.Loop() {
+				va, err := env.ValidActions()
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(va)
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+			b.ReportMetric(float64(n), "actions")
+		})
+	}
 }

@@ -22,8 +22,14 @@ const maxActionBytes = 200
 // private directory that holds saved games. Not safe for concurrent use.
 type Env struct {
 	suite *Suite
-	dir   string // private directory for save files (dfrotz -R confines it there)
-	p     *proc
+	dir   string  // private directory for save files (dfrotz -R confines it there)
+	p     *proc   // the dfrotz child process (Config.Interpreter "dfrotz")
+	vm    *vmGame // the in-process machine (the default)
+	// roomTexts holds the observations since the player entered lastRoom
+	// (valid actions read the nouns they name in Inform 7 games).
+	roomTexts []string
+	roomBytes int
+	lastRoom  string
 
 	g        *game
 	maxSteps int
@@ -58,7 +64,10 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 	if e.maxSteps <= 0 {
 		e.maxSteps = e.suite.stepLimit(g.name)
 	}
-	p, opening, err := e.suite.start(ctx, g, t.Seed, e.dir)
+	if !e.suite.cfg.dfrotz() {
+		return e.resetVM(t, g)
+	}
+	p, opening, err := e.suite.start(ctx, g, e.suite.seedOf(g, t.Seed), e.dir)
 	if err != nil {
 		return envbridge.Observation{}, fmt.Errorf("zmachine reset %s: %w", t.ID, err)
 	}
@@ -97,6 +106,9 @@ func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, er
 	}
 	if !e.started || e.done {
 		return envbridge.StepResult{}, fmt.Errorf("zmachine step: %w", envbridge.ErrEpisodeOver)
+	}
+	if e.vm != nil {
+		return e.stepVM(ctx, sanitize(action))
 	}
 	out, err := e.turn(ctx, sanitize(action))
 	if err != nil {
@@ -165,15 +177,41 @@ var ErrBadSaveName = errors.New("bad save name")
 var ErrSaveFailed = errors.New("game did not save or restore")
 
 // Save saves the running game under name in the environment's private
-// directory. It costs no step.
+// directory (in-process: a Quetzal file, name.qzl). It costs no step.
 func (e *Env) Save(ctx context.Context, name string) error {
+	if e.vm != nil {
+		if err := e.checkSaveName("save", name); err != nil {
+			return err
+		}
+		return e.saveVM(name)
+	}
 	return e.saveRestore(ctx, "save", name)
+}
+
+// checkSaveName checks the Env and the name of a save or restore.
+func (e *Env) checkSaveName(verb, name string) error {
+	if e.closed {
+		return envbridge.ErrClosed
+	}
+	if !reSaveName.MatchString(name) {
+		return fmt.Errorf("zmachine %s %q: %w", verb, name, ErrBadSaveName)
+	}
+	if !e.started || (e.p == nil && e.vm == nil) {
+		return fmt.Errorf("zmachine %s: %w", verb, envbridge.ErrEpisodeOver)
+	}
+	return nil
 }
 
 // Restore restores a game saved under name by this Env. The episode goes on
 // from there (even after it had ended) with the saved score; the step count
 // is not rewound.
 func (e *Env) Restore(ctx context.Context, name string) error {
+	if e.vm != nil {
+		if err := e.checkSaveName("restore", name); err != nil {
+			return err
+		}
+		return e.restoreVM(name)
+	}
 	if err := e.saveRestore(ctx, "restore", name); err != nil {
 		return err
 	}
@@ -189,14 +227,8 @@ func (e *Env) Restore(ctx context.Context, name string) error {
 }
 
 func (e *Env) saveRestore(ctx context.Context, verb, name string) error {
-	if e.closed {
-		return envbridge.ErrClosed
-	}
-	if !reSaveName.MatchString(name) {
-		return fmt.Errorf("zmachine %s %q: %w", verb, name, ErrBadSaveName)
-	}
-	if !e.started || e.p == nil {
-		return fmt.Errorf("zmachine %s: %w", verb, envbridge.ErrEpisodeOver)
+	if err := e.checkSaveName(verb, name); err != nil {
+		return err
 	}
 	path := filepath.Join(e.dir, name+".sav")
 	if verb == "restore" {
@@ -259,6 +291,7 @@ func (e *Env) fail(err error) error {
 }
 
 func (e *Env) stop() {
+	e.vm = nil
 	if e.p != nil {
 		e.p.close()
 		e.p = nil

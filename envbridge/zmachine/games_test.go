@@ -31,6 +31,7 @@ func TestSharedGames(t *testing.T) {
 	}
 	for _, task := range tasks {
 		t.Run(task.Type, func(t *testing.T) {
+			ctx := ctxT(t) // each game its own deadline: -race on a loaded machine is slow
 			env, err := s.OpenEnv(ctx)
 			if err != nil {
 				t.Fatal(err)

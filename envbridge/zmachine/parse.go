@@ -96,6 +96,14 @@ var (
 // "*** You lost! ***"), and for other games the banner words decide.
 func ParseEnding(text string) Ending {
 	text = clip(text)
+	// Cheap tests first: every banner has "**", every closing line
+	// "would you like to" or "scored" (the regexps cost tens of
+	// microseconds a turn, more than the interpreter in-process).
+	hasBanner := strings.Contains(text, "**")
+	low := strings.ToLower(text)
+	if !hasBanner && !strings.Contains(low, "would you like to") && !strings.Contains(low, "scored") {
+		return EndNone
+	}
 	for _, m := range reBanner.FindAllStringSubmatch(text, -1) {
 		words := strings.ToLower(m[1])
 		switch {
@@ -130,7 +138,7 @@ func Clean(text string) string {
 	blank := false
 	for _, line := range lines(text) {
 		line = strings.TrimRight(line, " \t\r")
-		if reNotice.MatchString(line) || isWarning(line) {
+		if hasScoreWord(line) && reNotice.MatchString(line) || isWarning(line) {
 			continue
 		}
 		if line == "" {
@@ -239,4 +247,15 @@ func Objective(opening string) string {
 		return ""
 	}
 	return obj
+}
+
+// hasScoreWord reports a line that holds "score" in any case (every score
+// notice does), before the notice regexp is tried.
+func hasScoreWord(line string) bool {
+	for i := 0; i+5 <= len(line); i++ {
+		if (line[i]|0x20) == 's' && strings.EqualFold(line[i:i+5], "score") {
+			return true
+		}
+	}
+	return false
 }

@@ -20,9 +20,25 @@ import (
 // Config configures a Suite. The zero value is usable: every zero field takes
 // its default.
 type Config struct {
-	// Interpreter is the dfrotz program: a path, or a name looked up on PATH
-	// and then in /usr/games (Debian installs it there). Default "dfrotz".
+	// Interpreter selects how games run: "" or "zvm" in-process on the Go
+	// interpreter envbridge/zmachine/zvm (the default; no Debian package);
+	// "dfrotz" (or a path to it) as a dfrotz child process, kept as the test
+	// oracle and for comparison. Only the dfrotz fields below (Args,
+	// TurnTimeout, QuietTime, MaxTurnBytes, ScoreVerb) apply to dfrotz.
 	Interpreter string
+	// Budget is the in-process machine's instruction budget per turn: a game
+	// that runs it out without asking for input ends its episode with
+	// ErrRunaway. 0: zvm's default (10,000,000).
+	Budget int
+	// ForceSeed plays every game with Seed, even a game whose binding names
+	// its own seed (the Jericho games' walkthroughs are recorded at theirs).
+	ForceSeed bool
+	// Bindings are per-game bindings tried before the built-in table
+	// (bindings.json); see Binding and ParseBindings.
+	Bindings []*Binding
+	// ValidActions fills every observation's Admissible list with the valid
+	// actions (in-process only; see Env.ValidActions).
+	ValidActions bool
 	// Args are the interpreter's options before the seed and the story file.
 	// Default: -m (no MORE prompts) -p (plain ASCII) -q (quiet) -Z 0 (no
 	// interpreter warnings in the game text). The seed goes as "-s SEED" and
@@ -32,7 +48,8 @@ type Config struct {
 	// own limit from PaperStepLimit (seed 000's games), else DefaultMaxSteps.
 	MaxSteps int
 	// Seed is every task's random seed (classic games draw from it; TextWorld
-	// games are deterministic). Default 1.
+	// games are deterministic). Every value is a seed, 0 included; a game
+	// whose binding names a seed plays with that one unless ForceSeed.
 	Seed int64
 	// TurnTimeout is how long the interpreter may take to start answering a
 	// command before it is killed with ErrTurnTimeout. Default 10 s.
@@ -61,23 +78,28 @@ var (
 	ErrNoGames = errors.New("no story files")
 )
 
+// dfrotz reports whether games run as dfrotz child processes.
+func (c Config) dfrotz() bool { return c.Interpreter != "" && c.Interpreter != "zvm" }
+
 func (c Config) withDefaults() (Config, error) {
-	if c.Interpreter == "" {
-		c.Interpreter = "dfrotz"
+	if c.dfrotz() {
+		path, err := FindInterpreter(c.Interpreter)
+		if err != nil {
+			return c, err
+		}
+		c.Interpreter = path
 	}
-	path, err := FindInterpreter(c.Interpreter)
-	if err != nil {
-		return c, err
+	if c.ValidActions && c.dfrotz() {
+		return c, fmt.Errorf("zmachine: valid actions need the in-process interpreter, not %s", c.Interpreter)
 	}
-	c.Interpreter = path
+	if c.Budget < 0 {
+		return c, fmt.Errorf("zmachine: instruction budget %d is negative", c.Budget)
+	}
 	if c.Args == nil {
 		c.Args = []string{"-m", "-p", "-q", "-Z", "0"}
 	}
 	if c.MaxSteps < 0 {
 		c.MaxSteps = 0
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
 	}
 	if c.TurnTimeout <= 0 {
 		c.TurnTimeout = 10 * time.Second
@@ -123,6 +145,8 @@ type game struct {
 	// belong; nil for other games and for a Cleaning game with no default
 	// layout beside it.
 	cleanStart, cleanRight *Layout
+	story     []byte   // the story file (in-process)
+	binding   *Binding // never nil
 }
 
 // Suite offers the games of one story file or of a folder of story files
@@ -263,29 +287,81 @@ func parseWalkthrough(raw json.RawMessage) ([]string, error) {
 	return w, nil
 }
 
-// probe plays the opening of g and asks its score.
+// maxStoryBytes bounds a story file read (the standard's largest, v8, is 512 KiB).
+const maxStoryBytes = 512 << 10
+
+// readStory reads a story file and finds its binding.
+func readStory(g *game, hasDesc bool, extra []*Binding) error {
+	st, err := os.Stat(g.file)
+	if err != nil {
+		return err
+	}
+	if st.Size() > maxStoryBytes {
+		return fmt.Errorf("%s: %d bytes, more than a story file may have (%d)", g.file, st.Size(), maxStoryBytes)
+	}
+	b, err := os.ReadFile(g.file)
+	if err != nil {
+		return err
+	}
+	if len(b) < 64 {
+		return fmt.Errorf("%s: %d bytes, shorter than a story-file header (64)", g.file, len(b))
+	}
+	g.story = b
+	key := storyKey(int(b[2])<<8|int(b[3]), string(b[0x12:0x18]), uint16(b[0x1c])<<8|uint16(b[0x1d]))
+	g.binding = findBinding(append(append([]*Binding(nil), extra...), builtinBindings...), key, hasDesc)
+	return nil
+}
+
+// probe plays the opening of g and asks its score (in a throwaway run,
+// before any episode).
 func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	desc, walk, hasDesc, err := readDesc(g.file)
 	if err != nil {
 		return err
 	}
-	p, opening, err := s.start(ctx, g, s.cfg.Seed, dir)
-	if err != nil {
+	g.binding = &defaultBinding
+	// dfrotz reads the file itself and says what is wrong with it; its
+	// binding (the seed) is used when the header can be read.
+	if err := readStory(g, hasDesc, s.cfg.Bindings); err != nil && !s.cfg.dfrotz() {
 		return err
 	}
-	defer p.close()
-	if err := p.send(s.cfg.ScoreVerb); err != nil {
-		return err
-	}
-	out, err := p.readTurn(ctx)
-	if err != nil {
-		return fmt.Errorf("score: %w", err)
+	var opening, out string
+	if s.cfg.dfrotz() {
+		p, op, err := s.start(ctx, g, s.seedOf(g, s.cfg.Seed), dir)
+		if err != nil {
+			return err
+		}
+		defer p.close()
+		if err := p.send(s.cfg.ScoreVerb); err != nil {
+			return err
+		}
+		if out, err = p.readTurn(ctx); err != nil {
+			return fmt.Errorf("score: %w", err)
+		}
+		opening = op
+	} else {
+		vg, op, err := s.startVM(g, s.seedOf(g, s.cfg.Seed))
+		if err != nil {
+			return err
+		}
+		opening = op
+		if !vg.halted && !vg.waitKey {
+			if err := vg.input("score"); err != nil {
+				return fmt.Errorf("score: %w", err)
+			}
+			if out, err = vg.run(); err != nil {
+				return fmt.Errorf("score: %w", err)
+			}
+		}
 	}
 	sc, ok := ParseScore(out)
 	// "out of a possible 0" (TextWorld's clean) is no score: the verb is not
 	// asked every step then.
 	g.hasScore = ok && sc.Max > 0
 	g.maxScore = sc.Max
+	if g.binding.MaxScore > 0 {
+		g.hasScore, g.maxScore = true, g.binding.MaxScore
+	}
 	if g.maxScore == 0 && hasDesc {
 		g.maxScore = desc.Metadata.MaxScore
 	}
@@ -297,6 +373,9 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	}
 	banner, _ := splitBanner(opening)
 	g.textworld = hasDesc || strings.Contains(banner, "$$$$")
+	if g.textworld && g.binding == &defaultBinding {
+		g.binding = findBinding(builtinBindings, "", true)
+	}
 	switch {
 	case s.cfg.Goals[g.name] != "":
 		g.goal = s.cfg.Goals[g.name]
@@ -395,7 +474,7 @@ func (s *Suite) buildTasks() {
 	add := func(split string, g *game) {
 		t := envbridge.Task{
 			ID: split + "/" + g.name, Type: g.name, Goal: g.goal, Split: split,
-			Seed: s.cfg.Seed, MaxSteps: s.stepLimit(g.name), OracleSteps: g.oracle,
+			Seed: s.seedOf(g, s.cfg.Seed), MaxSteps: s.stepLimit(g.name), OracleSteps: g.oracle,
 		}
 		s.tasks[split] = append(s.tasks[split], t)
 		s.byID[t.ID] = g

@@ -236,9 +236,12 @@ func TestSaveRestore(t *testing.T) {
 // TestKilledInterpreter: an interpreter killed mid-episode ends the episode
 // with an error; the next Reset starts a new one and play goes on.
 func TestKilledInterpreter(t *testing.T) {
-	s, task := tinySuite(t, Config{})
+	s, task := tinySuite(t, Config{Interpreter: "dfrotz"})
 	env, _ := openReset(t, s, task)
 	pid := env.pid()
+	if pid <= 0 {
+		t.Fatalf("no interpreter process (pid %d)", pid)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -259,9 +262,12 @@ func TestKilledInterpreter(t *testing.T) {
 }
 
 func TestCancelKillsInterpreter(t *testing.T) {
-	s, task := tinySuite(t, Config{})
+	s, task := tinySuite(t, Config{Interpreter: "dfrotz"})
 	env, _ := openReset(t, s, task)
 	pid := env.pid()
+	if pid <= 0 {
+		t.Fatalf("no interpreter process (pid %d)", pid)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := env.Step(ctx, "wait"); !errors.Is(err, context.Canceled) {
@@ -341,7 +347,9 @@ func TestFakeInterpreters(t *testing.T) {
 		}
 	})
 	t.Run("silent: timeout kills", func(t *testing.T) {
-		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 300 * time.Millisecond})
+		// The opening is answered at once; 2 s leaves room for a loaded
+		// machine under -race before "look", which is never answered.
+		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

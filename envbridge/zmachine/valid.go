@@ -1,0 +1,301 @@
+package zmachine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/samem/trainer/envbridge"
+)
+
+// Valid actions, as Jericho's get_valid_actions (Hausknecht et al. 2020,
+// "Interactive Fiction Games: A Colossal Adventure", Sec. 3: candidate
+// actions from templates and the objects in view, each simulated from a
+// saved state and kept when it changes the world). Candidates here are:
+//
+//   - the templates below whose verb the game's dictionary holds as a verb
+//     (Inform's dictionary flag 1, Infocom's part-of-speech flag 0x40);
+//   - filled with the objects in view: the descendants of the player's room
+//     and of the player (the inventory), each named by the last word of its
+//     short name that the dictionary holds; two-object templates take a
+//     carried object first. Inform 7 games (TextWorld) keep no short names
+//     in the object table: there the dictionary's nouns that the
+//     observations since entering the room name are the objects (and two-object templates, which
+//     need to know what is carried, are not tried).
+//
+// Each candidate is played from an in-memory snapshot; it is kept when the
+// object tree (parents, siblings, children, attributes; the player moving
+// changes it) or the score changed. Tree bytes that a plain "look" changes
+// from the same snapshot (bookkeeping such as Inform 7's "mentioned") are
+// left out of the comparison. Of candidates that lead to the same world, the first is
+// kept (as Jericho keeps one action per resulting state).
+var (
+	validMoves = []string{"north", "south", "east", "west", "northeast", "northwest",
+		"southeast", "southwest", "up", "down", "in", "out"}
+	validAlone = []string{"stand", "sit", "jump", "pray", "dig", "swim", "climb", "exit", "sleep", "wake"}
+	validOne   = []string{"take", "drop", "open", "close", "push", "pull", "turn", "move", "eat",
+		"drink", "wear", "remove", "light", "extinguish", "enter", "climb", "kill", "attack",
+		"break", "lock", "unlock", "wave", "ring", "inflate", "deflate", "fill", "empty",
+		"shake", "rub", "burn", "search", "touch", "squeeze", "kiss", "buy", "cut", "switch"}
+	validTwo = []struct{ verb, prep string }{
+		{"put", "in"}, {"put", "on"}, {"unlock", "with"}, {"lock", "with"}, {"give", "to"},
+		{"throw", "at"}, {"attack", "with"}, {"tie", "to"}, {"cut", "with"}, {"open", "with"},
+		{"insert", "in"}, {"show", "to"},
+	}
+)
+
+// maxValidObjects bounds the objects in view tried (the nearest first).
+const maxValidObjects = 24
+
+// ValidActions returns the actions that change the world now, tried from a
+// snapshot; the game is left exactly as it was. It needs the in-process
+// machine and a game waiting for a command.
+func (e *Env) ValidActions() ([]string, error) {
+	if e.closed {
+		return nil, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
+	}
+	vg := e.vm
+	if vg == nil {
+		return nil, fmt.Errorf("zmachine valid actions: %w", ErrNoMachine)
+	}
+	if vg.halted || vg.waitKey {
+		return nil, nil
+	}
+	cands := e.candidates()
+	m := vg.m
+	snap := m.Snapshot()
+	saved := *vg
+	defer func() {
+		m.Restore(snap)
+		*vg = saved
+	}()
+	n := m.NumObjects()
+	baseTree := treeBytes(m, n, nil)
+	// Bookkeeping the game does on any turn (Inform 7 marks objects as
+	// mentioned when it lists them) is no change: the bytes a "look" from
+	// the same snapshot changes are masked out, as Jericho masks per-game
+	// attribute bits.
+	mask := make([]bool, len(baseTree))
+	if err := m.Input("look"); err == nil {
+		if _, err := vg.run(); err == nil {
+			for i, b := range treeBytes(m, n, nil) {
+				if i < len(mask) && b != baseTree[i] {
+					mask[i] = true
+				}
+			}
+		}
+	}
+	base := worldKey{tree: maskedHash(baseTree, mask)}
+	baseScore, _ := vg.score("", e.score, false)
+	base.score = baseScore
+	seen := map[worldKey]bool{base: true}
+	var out []string
+	buf := make([]byte, 0, len(baseTree))
+	for _, c := range cands {
+		m.Restore(snap)
+		*vg = saved
+		if err := m.Input(c); err != nil {
+			continue
+		}
+		text, err := vg.run()
+		if err != nil {
+			continue
+		}
+		sc, _ := vg.score(text, e.score, false)
+		buf = treeBytes(m, n, buf)
+		k := worldKey{tree: maskedHash(buf, mask), score: sc}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// worldKey is what a candidate must change to be kept: the object tree (a
+// move changes the player's parent) or the score.
+type worldKey struct {
+	tree  uint64
+	score float64
+}
+
+// candidates builds the candidate actions of the current state.
+func (e *Env) candidates() []string {
+	dict := e.vm.dictionary()
+	var out []string
+	for _, d := range validMoves {
+		if dict.has(d) {
+			out = append(out, d)
+		}
+	}
+	for _, v := range validAlone {
+		if dict.verb(v) {
+			out = append(out, v)
+		}
+	}
+	w, err := e.World()
+	if err != nil {
+		return out
+	}
+	inView, held := objectsInView(w, dict)
+	if len(inView) == 0 {
+		// Inform 7 (TextWorld) objects have no short name in the object
+		// table: the nouns of the dictionary that the observations since
+		// entering the room name stand for the objects in view.
+		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"))
+	}
+	one := validOne
+	if len(e.vm.b.Verbs) > 0 {
+		one = e.vm.b.Verbs
+	}
+	for _, v := range one {
+		if !dict.verb(v) {
+			continue
+		}
+		for _, o := range inView {
+			out = append(out, v+" "+o)
+		}
+	}
+	for _, t := range validTwo {
+		if !dict.verb(t.verb) || !dict.has(t.prep) {
+			continue
+		}
+		for _, a := range held {
+			for _, b := range inView {
+				if a != b {
+					out = append(out, t.verb+" "+a+" "+t.prep+" "+b)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// objectsInView names the objects under the player's room (breadth first,
+// the nearest first) and those the player holds, by dictionary words.
+func objectsInView(w World, dict *dictionary) (inView, held []string) {
+	if w.Location == 0 {
+		return nil, nil
+	}
+	children := map[int][]int{}
+	for _, o := range w.Objects {
+		children[o.Parent] = append(children[o.Parent], o.ID)
+	}
+	named := map[string]bool{}
+	queue := []int{w.Location}
+	for len(queue) > 0 && len(inView) < maxValidObjects {
+		id := queue[0]
+		queue = queue[1:]
+		for _, c := range children[id] {
+			queue = append(queue, c)
+			if c == w.Player {
+				continue
+			}
+			o, _ := w.Object(c)
+			word := dict.nameWord(o.Name)
+			if word == "" || named[word] {
+				continue
+			}
+			named[word] = true
+			inView = append(inView, word)
+			if w.Player != 0 && o.Parent == w.Player {
+				held = append(held, word)
+			}
+		}
+	}
+	return inView, held
+}
+
+// dictionary is the game's dictionary as the valid-action search reads it.
+type dictionary struct {
+	words  map[string]byte // word -> its flags byte
+	inform bool            // Inform's flag layout (else Infocom's)
+	res    int             // letters a word is stored with (6 in v3, 9 in v4+)
+}
+
+func (g *vmGame) dictionary() *dictionary {
+	if g.dict != nil {
+		return g.dict
+	}
+	m := g.m
+	d := &dictionary{words: map[string]byte{}, res: 9}
+	if m.Version() <= 3 {
+		d.res = 6
+	}
+	// Inform writes its compiler version ("6.31") at 0x3C; Infocom leaves 0.
+	c := m.PeekByte(0x3C)
+	d.inform = c >= '0' && c <= '9'
+	for _, w := range m.Dictionary() {
+		var flags byte
+		if len(w.Data) > 0 {
+			flags = w.Data[0]
+		}
+		d.words[w.Word] = flags
+	}
+	g.dict = d
+	return d
+}
+
+func (d *dictionary) key(w string) string {
+	w = strings.ToLower(w)
+	if len(w) > d.res {
+		w = w[:d.res]
+	}
+	return w
+}
+
+func (d *dictionary) has(w string) bool {
+	_, ok := d.words[d.key(w)]
+	return ok
+}
+
+// verb reports a word the dictionary marks as a verb.
+func (d *dictionary) verb(w string) bool {
+	f, ok := d.words[d.key(w)]
+	if !ok {
+		return false
+	}
+	if d.inform {
+		return f&1 != 0
+	}
+	return f&0x40 != 0
+}
+
+// nameWord is the last word of an object's short name that the dictionary
+// holds, or "".
+func (d *dictionary) nameWord(name string) string {
+	ws := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	})
+	for i := len(ws) - 1; i >= 0; i-- {
+		if d.has(ws[i]) {
+			return ws[i]
+		}
+	}
+	return ""
+}
+
+// nounsIn lists the words of text that the dictionary marks as nouns
+// (flag 0x80 in Inform and Infocom dictionaries), in order, each once, at
+// most maxValidObjects.
+func (d *dictionary) nounsIn(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(clip(text)), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}) {
+		if seen[w] || len(out) >= maxValidObjects || len(w) < 3 || notObject[w] {
+			continue
+		}
+		seen[w] = true
+		if f, ok := d.words[d.key(w)]; ok && f&0x80 != 0 && !d.verb(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// notObject are words dictionaries mark as nouns that name no object.
+var notObject = map[string]bool{"all": true, "everything": true, "the": true, "you": true,
+	"yourself": true, "her": true, "him": true, "them": true, "its": true, "any": true,
+	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true}
