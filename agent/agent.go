@@ -76,8 +76,8 @@ type Outcome struct {
 	MaxScore  float64 `json:"max_score"`
 	Steps     int     `json:"steps"`
 	// Err is set when the episode ended because of an error (a dead
-	// environment process, an exhausted LLM retry budget); the trial counts
-	// as failed.
+	// environment process, an exhausted LLM retry budget); the trial is
+	// errored: neither won nor failed, and left out of every rate.
 	Err string `json:"error,omitempty"`
 }
 

@@ -28,6 +28,12 @@ var ErrConfig = errors.New("invalid configuration")
 type Config struct {
 	Run        string   `json:"run"`
 	Methods    []string `json:"methods"`
+	// FitOnly (from -method all) drops the methods that cannot run on the
+	// environment instead of refusing the run; not saved.
+	FitOnly bool `json:"-"`
+	// ProgressEvery is the longest silence of a batch in progress when
+	// stderr is not a terminal (-progress-every; 0: 30 s); not saved.
+	ProgressEvery time.Duration `json:"-"`
 	Seed       int64    `json:"seed"`
 	Workers    int      `json:"workers"`
 	Iterations int      `json:"iterations"`
@@ -43,6 +49,9 @@ type Config struct {
 	// Eval
 	Split string `json:"split,omitempty"`
 	Tasks int    `json:"tasks,omitempty"` // evaluate only the first N tasks; 0: all
+	// MaxErrors is how many errored episodes eval tolerates before it
+	// keeps its results apart and exits non-zero (-max-errors); not saved.
+	MaxErrors int `json:"-"`
 }
 
 // EnvConfig selects the environment.

@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lists := cli.Bind(fset, &cfg)
 	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
+	fset.IntVar(&cfg.MaxErrors, "max-errors", 0, "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1")
 	reportOnly := fset.Bool("report-only", false, "only redraw <run>/report from the saved results of -split (no evaluation)")
 	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
@@ -55,6 +56,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(true)
+	if cfg.MaxErrors < 0 {
+		fmt.Fprintf(stderr, "eval: -max-errors %d: want 0 or more\n", cfg.MaxErrors)
+		return cli.ExitUsage
+	}
 	if *reportOnly {
 		files, err := app.WriteReport(cfg.Run, cfg.Split)
 		for _, f := range files {
