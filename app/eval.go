@@ -41,8 +41,8 @@ type EvalResult struct {
 	Parse            map[string]llm.Stats `json:"parse,omitempty"`
 	FallbackShare    float64              `json:"fallback_share"`
 	MeasuresFallback bool                 `json:"measures_fallback,omitempty"`
-	Tokens      int64    `json:"tokens"`
-	CostUSD     float64  `json:"cost_usd"`
+	Tokens           int64                `json:"tokens"`
+	CostUSD          float64              `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`

@@ -68,7 +68,7 @@ type IterationStats struct {
 	Successes   int            `json:"successes"`
 	SuccessRate float64        `json:"success_rate"`
 	Steps       int            `json:"steps"`
-	Errors      int            `json:"errors"` // errored episodes (environment faults): not in SuccessRate
+	Errors      int            `json:"errors"`  // errored episodes (environment faults): not in SuccessRate
 	Epsilon     float64        `json:"epsilon"` // of the iteration's first episode
 	Size        map[string]int `json:"size,omitempty"`
 	// Counters are the method's running counts at the end of the iteration

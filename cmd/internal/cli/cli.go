@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"slices"
 	"context"
 	"errors"
 	"flag"
@@ -13,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
