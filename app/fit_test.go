@@ -18,7 +18,7 @@ type styledSuite struct {
 	style envbridge.Style
 }
 
-func (s styledSuite) Name() string            { return "fakegame" }
+func (s styledSuite) Name() string           { return "fakegame" }
 func (s styledSuite) Style() envbridge.Style { return s.style }
 
 // TestFitMethods (issue 19 point 9): kgplan named on its own on a fiction
