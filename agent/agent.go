@@ -127,3 +127,10 @@ type Sizer interface {
 type Counter interface {
 	Counters() map[string]int
 }
+
+// LoadReporter is a method whose Load may skip saved entries it cannot use
+// (a reply's decoration saved as memory by an older version): LoadNotes
+// says which, one line each, for the command to print.
+type LoadReporter interface {
+	LoadNotes() []string
+}

@@ -166,6 +166,11 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		if err != nil {
 			return results, err
 		}
+		if lr, ok := m.(agent.LoadReporter); ok {
+			for _, n := range lr.LoadNotes() {
+				fmt.Fprintf(io.Err, "warning: %s\n", n)
+			}
+		}
 		if ckpt != "" {
 			// Issue 19 point 8: a memory saved in the middle of an
 			// iteration is not the trained one; say so.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/samem/trainer/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -112,7 +113,14 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 			},
 			Stop:     io.Stop,
 			Progress: prog,
-			Resumed:  func(dir string) { fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir) },
+			Resumed: func(dir string) {
+				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
+				if lr, ok := m.(agent.LoadReporter); ok {
+					for _, n := range lr.LoadNotes() {
+						fmt.Fprintf(io.Err, "warning: %s\n", n)
+					}
+				}
+			},
 		})
 		acct.Methods[name] = meter.Report()
 		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
