@@ -6,11 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/testenv"
+	"github.com/samem/trainer/runner"
 )
 
 type styledSuite struct {
@@ -95,5 +98,60 @@ func TestResumeMessages(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "samem: checkpoint "+filepath.Join(cfg.Run, "samem", "checkpoints")) {
 		t.Errorf("resuming a finished method does not name its checkpoint:\n%s", out.String())
+	}
+}
+
+// stopAfter closes stop once n episodes are done: a graceful stop in the
+// middle of an iteration.
+type stopAfter struct {
+	n    int
+	stop chan struct{}
+}
+
+func (s *stopAfter) Begin(string, int) {}
+func (s *stopAfter) End(string)        {}
+func (s *stopAfter) Done(runner.Episode) {
+	if s.n--; s.n == 0 {
+		close(s.stop)
+	}
+}
+
+// TestEvalWarnsMidIteration (issue 19 point 8): a memory checkpointed in
+// the middle of a training iteration is evaluated with a warning saying so.
+func TestEvalWarnsMidIteration(t *testing.T) {
+	ctx := context.Background()
+	cfg := Defaults()
+	cfg.Run = t.TempDir()
+	cfg.Iterations, cfg.Workers, cfg.PerType = 2, 1, 1
+	cfg.Env.MaxSteps = 5
+	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := suite.Tasks(envbridge.SplitTrain)
+	backend, err := NewBackend(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMethod("samem", cfg, backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := &stopAfter{n: 2, stop: make(chan struct{})}
+	_, err = runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: runner.PerType(tasks, 1), Iterations: 2, Workers: 1,
+		Seed: cfg.Seed, Dir: filepath.Join(cfg.Run, "samem"), Stop: stop.stop, Progress: stop,
+		Meta: checkpoints.Meta{EmbedderModel: backend.Embedder.Model(), EmbedDim: int32(backend.Embedder.Dim())}})
+	if !errors.Is(err, runner.ErrInterrupted) {
+		t.Fatalf("train: %v, want interrupted", err)
+	}
+	cfg.Methods, cfg.Tasks = []string{"samem"}, 2
+	var out bytes.Buffer
+	if _, err := Eval(ctx, cfg, Streams{Out: &out, Err: &out}); err != nil {
+		t.Fatalf("Eval: %v\n%s", err, out.String())
+	}
+	// The stop lets the job already handed to the worker run: 2 or more
+	// episodes are done, fewer than the iteration's 6.
+	if !regexp.MustCompile(`warning: samem is evaluated from checkpoint \S+, saved in the middle of training iteration 1 \([2-5] episodes of it done\)`).MatchString(out.String()) {
+		t.Errorf("no mid-iteration warning:\n%s", out.String())
 	}
 }

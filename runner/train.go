@@ -205,13 +205,32 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		if fatal == nil {
 			close(halt) // ends either's goroutine
 		}
+		// An episode cut short (by a method failure or a cancellation) may
+		// have written part of its effects into the method's memory; it is
+		// replayed on resume, so a checkpoint now would count those effects
+		// twice (issue 19 point 6). Such an iteration is not checkpointed:
+		// the last checkpoint holds only whole episodes, and resume replays
+		// what came after it (free from the response cache).
+		cut := 0
 		for _, r := range results {
-			if ctx.Err() != nil && r.err != nil {
-				continue // cut short by cancellation: replayed on resume
+			if r.err != nil && (ctx.Err() != nil || !isEnvError(r.err)) {
+				cut++
 			}
-			if r.err != nil && !isEnvError(r.err) {
-				continue // a method failure: replayed on resume
+		}
+		if cut > 0 {
+			prog.End(fmt.Sprintf("%s iteration %d/%d stopped: %d episodes cut short, nothing of this run since the last checkpoint is kept", cfg.Method.Name(), it+1, cfg.Iterations, cut))
+			res.History = st.History
+			last := res.Checkpoint
+			where := "no checkpoint yet: the same command starts over"
+			if last != "" {
+				where = fmt.Sprintf("checkpoint %s holds %d of %d episodes of iteration %d: run the same command again to resume", last, len(st.Done), n, it+1)
 			}
+			if fatal != nil {
+				return res, fmt.Errorf("train: %w; %s", fatal, where)
+			}
+			return res, fmt.Errorf("%w: %s", ErrInterrupted, where)
+		}
+		for _, r := range results {
 			st.Done = append(st.Done, r.index)
 			p := &st.Partial
 			p.Episodes++
