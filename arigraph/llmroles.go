@@ -371,8 +371,9 @@ func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action stri
 		// The caller falls back to matching or its rules.
 		llm.NoteUnusable(ctx, PurposeDecide, llm.FellBack)
 	} else {
+		// Repaired: decorated, or not the asked JSON at all.
 		_, repaired := replyfmt.Clean(r)
-		llm.NoteParsed(ctx, PurposeDecide, repaired)
+		llm.NoteParsed(ctx, PurposeDecide, repaired || !reAction.MatchString(r))
 	}
 	return reason, action, nil
 }

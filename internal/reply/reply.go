@@ -169,9 +169,9 @@ func Bool(s string) (v, ok, repaired bool) {
 	for i, w := range words {
 		switch w {
 		case "true", "yes":
-			return true, true, changed || i > 0 || c != w
+			return true, true, changed || i > 0 || !strings.EqualFold(c, w)
 		case "false", "no":
-			return false, true, changed || i > 0 || c != w
+			return false, true, changed || i > 0 || !strings.EqualFold(c, w)
 		}
 		if i >= 8 {
 			break
