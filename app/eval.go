@@ -417,9 +417,16 @@ func writeTrajectories(path string, methods []string, eps []runner.Episode) erro
 // PrintTable writes the comparison table: one row per method, then one per
 // method and task type.
 func PrintTable(w *tabwriter.Writer, results []EvalResult) {
-	fmt.Fprintln(w, "method\tsplit\ttasks\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\ttokens\tmemory")
+	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\ttokens\tmemory")
 	for _, r := range results {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, r.Tokens, runner.FormatSize(r.Memory))
+		fb := "-"
+		if len(r.Parse) > 0 {
+			fb = fmt.Sprintf("%.0f%%", 100*r.FallbackShare)
+			if r.MeasuresFallback {
+				fb += " (measures its fallback rules)"
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, r.Tokens, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
 }
