@@ -87,6 +87,7 @@ func TestDecoratedRepliesEndToEnd(t *testing.T) {
 		t.Fatalf("train: %v\n%s", err, out)
 	}
 	tr := readUsage(t, filepath.Join(run, app.TrainUsageFile))
+	t.Logf("train: server saw %d requests; account: %d requests, %d answered, %d retries, %d failures", srv.Requests(), tr.Run.Total.Requests, tr.Run.Total.Calls, tr.Run.Total.Retries, tr.Run.Total.Errors)
 	if got := tr.Run.Total.Requests; got != int64(srv.Requests()) {
 		t.Errorf("train usage: %d requests, the server saw %d", got, srv.Requests())
 	}
@@ -158,6 +159,8 @@ func checkRoles(t *testing.T, what string, a app.Account) {
 				continue
 			}
 			seen++
+			t.Logf("%s %s %s: %d replies, %d repaired, %d unusable (%d asked again, %d fell back, %d skipped), fallback %.1f%%",
+				what, name, role, s.Replies, s.Repaired, s.Unusable, s.AskedAgain, s.FellBack, s.Skipped, 100*s.FallbackShare())
 			if s.FallbackShare() >= 0.05 || float64(s.Unusable) >= 0.05*float64(s.Replies) {
 				t.Errorf("%s %s %s: %d replies, %d unusable (%d asked again, %d fell back, %d skipped)", what, name, role, s.Replies, s.Unusable, s.AskedAgain, s.FellBack, s.Skipped)
 			}
