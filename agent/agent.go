@@ -76,8 +76,8 @@ type Outcome struct {
 	MaxScore  float64 `json:"max_score"`
 	Steps     int     `json:"steps"`
 	// Err is set when the episode ended because of an error (a dead
-	// environment process, an exhausted LLM retry budget); the trial counts
-	// as failed.
+	// environment process, an exhausted LLM retry budget); the trial is
+	// errored: neither won nor failed, and left out of every rate.
 	Err string `json:"error,omitempty"`
 }
 
@@ -126,4 +126,11 @@ type Sizer interface {
 // "prunes", "guided", ...), for progress lines and reports.
 type Counter interface {
 	Counters() map[string]int
+}
+
+// LoadReporter is a method whose Load may skip saved entries it cannot use
+// (a reply's decoration saved as memory by an older version): LoadNotes
+// says which, one line each, for the command to print.
+type LoadReporter interface {
+	LoadNotes() []string
 }

@@ -175,29 +175,29 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 	return b, nil
 }
 
-// meteredChat counts one method's calls in its own meter, so that an
-// evaluation of several methods reports tokens per method. It counts what
-// the method consumed: a call answered from the response cache counts as a
-// call with the tokens of the recorded answer (and as a cache hit), so that
-// methods compare alike whether or not a cache served them. What was paid is
-// in the run's own meter (Backend.Meter), where cache hits cost nothing.
+// meteredChat counts one method's calls in its own meter, so that train
+// and eval report usage per method and role: the call's context carries
+// the meter (llm.WithMeter), and the client and the cache record every event
+// (requests sent, retries, failures, cache hits, tokens) in it as well as in
+// the run's meter (Backend.Meter). Cache hits are counted as hits with
+// their cached tokens, never as answered calls or sent tokens.
 type meteredChat struct {
 	next  llm.Chatter
 	meter *llm.Meter
 }
 
 func (m meteredChat) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	resp, err := m.next.Chat(ctx, req)
-	switch {
-	case err != nil:
-		m.meter.Error(req.Purpose, resp.Model)
-	case resp.Cached:
-		m.meter.Hit(req.Purpose, resp.Model)
-		m.meter.Call(req.Purpose, resp.Model, resp.Usage)
-	default:
-		m.meter.Call(req.Purpose, resp.Model, resp.Usage)
-	}
-	return resp, err
+	return m.next.Chat(llm.WithMeter(ctx, m.meter), req)
+}
+
+// meteredEmbedder is meteredChat for embeddings.
+type meteredEmbedder struct {
+	llm.Embedder
+	meter *llm.Meter
+}
+
+func (m meteredEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return m.Embedder.Embed(llm.WithMeter(ctx, m.meter), texts)
 }
 
 // ForMethod returns the backend as one method sees it: the same models,
@@ -207,6 +207,9 @@ func (b *Backend) ForMethod(meter *llm.Meter) *Backend {
 	out.Meter = meter
 	if b.Chat != nil {
 		out.Chat = meteredChat{next: b.Chat, meter: meter}
+	}
+	if b.Embedder != nil && !b.Offline() {
+		out.Embedder = meteredEmbedder{Embedder: b.Embedder, meter: meter}
 	}
 	return &out
 }

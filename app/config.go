@@ -27,12 +27,18 @@ var ErrConfig = errors.New("invalid configuration")
 // directory as config.json (it never holds a secret: the API key is kept
 // apart, in LLM.APIKey, which is not serialised).
 type Config struct {
-	Run        string   `json:"run"`
-	Methods    []string `json:"methods"`
-	Seed       int64    `json:"seed"`
-	Workers    int      `json:"workers"`
-	Iterations int      `json:"iterations"`
-	PerType    int      `json:"per_type"`
+	Run     string   `json:"run"`
+	Methods []string `json:"methods"`
+	// FitOnly (from -method all) drops the methods that cannot run on the
+	// environment instead of refusing the run; not saved.
+	FitOnly bool `json:"-"`
+	// ProgressEvery is the longest silence of a batch in progress when
+	// stderr is not a terminal (-progress-every; 0: 30 s); not saved.
+	ProgressEvery time.Duration `json:"-"`
+	Seed          int64         `json:"seed"`
+	Workers       int           `json:"workers"`
+	Iterations    int           `json:"iterations"`
+	PerType       int           `json:"per_type"`
 
 	Env   EnvConfig    `json:"env"`
 	LLM   LLMConfig    `json:"llm"`
@@ -56,6 +62,9 @@ type Config struct {
 	// split (seed 002 App. B.1: "the top 3 variants of each task type" of
 	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all.
 	EvalPerType int `json:"eval_per_type,omitempty"`
+	// MaxErrors is how many errored episodes eval tolerates before it
+	// keeps its results apart and exits non-zero (-max-errors); not saved.
+	MaxErrors int `json:"-"`
 }
 
 // EnvConfig selects the environment.

@@ -30,9 +30,19 @@ type EvalResult struct {
 	SPL         *float64 `json:"spl"`
 	SPLPaper    *float64 `json:"spl_paper,omitempty"`
 	AvgSteps    float64  `json:"avg_steps"`
-	Errors      int      `json:"errors"`
-	Tokens      int64    `json:"tokens"`
-	CostUSD     float64  `json:"cost_usd"`
+	// Errors is the number of errored episodes (left out of the rates).
+	Errors    int `json:"errored"`
+	Completed int `json:"completed"`
+	// Parse is each model role's reply-parse account (replies, repaired,
+	// unusable and what was done then); FallbackShare the largest share of
+	// a role's replies replaced by rules or skipped, and MeasuresFallback
+	// is set when it passes FallbackFlag: the method's numbers then measure
+	// its fallback rules more than the model.
+	Parse            map[string]llm.Stats `json:"parse,omitempty"`
+	FallbackShare    float64              `json:"fallback_share"`
+	MeasuresFallback bool                 `json:"measures_fallback,omitempty"`
+	Tokens           int64                `json:"tokens"`
+	CostUSD          float64              `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
@@ -62,6 +72,11 @@ type EpisodeRow struct {
 	RowRecord
 }
 
+// FallbackFlag is the share of a role's replies replaced by fallback rules
+// (or skipped) above which a method is flagged as measuring its fallback
+// rules rather than the model (issue 19).
+const FallbackFlag = 0.20
+
 // ResultsFile and SummaryFile are written to <run>/eval/<split>/.
 const (
 	ResultsFile      = "results.parquet"
@@ -72,17 +87,38 @@ const (
 // ErrNoCheckpoint is returned by Eval for a method that has not been trained in the run.
 var ErrNoCheckpoint = errors.New("method has no checkpoint in this run")
 
+// ErrErrored is returned by Eval when more episodes ended in an error than
+// Config.MaxErrors allows: the results were kept apart (PartialSuffix) and
+// the earlier complete results and report were left as they were.
+var ErrErrored = errors.New("episodes ended in an error")
+
+// PartialSuffix names the directory, beside eval/<split>, where an
+// evaluation that did not complete (interrupted, or with more errored
+// episodes than -max-errors) keeps its results: eval/<split>.partial.
+const PartialSuffix = ".partial"
+
 // Eval evaluates every method of cfg on the same held-out tasks, each from
 // its latest checkpoint in cfg.Run (baselines need none), and writes the
-// per-episode results, the trajectories and a summary under
-// <run>/eval/<split>/.
-func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
+// per-episode results, the trajectories, a summary and the usage account
+// under <run>/eval/<split>/, then the report.
+//
+// An episode that ended in an error (the model failing after its retries,
+// a replay miss, a dead environment) is errored: it is in no rate, each
+// method's row counts them, and when there are more than cfg.MaxErrors in
+// all, Eval writes its results to eval/<split>.partial instead, leaves the
+// complete earlier results and the report untouched, and returns
+// ErrErrored. Results are written to a temporary directory and swapped in
+// only when complete.
+func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
+	}
+	if err := fitMethods(&cfg, suite, io.Err); err != nil {
+		return nil, err
 	}
 	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
@@ -115,16 +151,24 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	if movedTo != "" {
 		fmt.Fprintf(io.Err, "the earlier evaluation in %s could not be extended; moved to %s\n", outDir, movedTo)
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	evalDir := filepath.Dir(outDir)
+	if err := os.MkdirAll(evalDir, 0o755); err != nil {
 		return nil, fmt.Errorf("eval directory: %w", err)
 	}
 	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s\n", cfg.Methods, suite.Name(), cfg.Split, len(tasks), cfg.Workers, cfg.LLM.Describe())
 
+	// The usage account is printed at the end whatever happens, and saved
+	// with the results (complete or partial).
+	acct := newAccount("eval", cfg)
+	defer func() {
+		acct.Run = backend.Meter.Report()
+		fmt.Fprint(io.Err, acct.String())
+	}()
 	var (
-		results []EvalResult
 		rows    []EpisodeRow
 		trajs   []runner.Episode
 		methods []string
+		runErr  error
 	)
 	for _, name := range cfg.Methods {
 		meter := llm.NewMeter(mustPrices(cfg))
@@ -136,8 +180,24 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 		if err != nil {
 			return results, err
 		}
-		eps, err := runner.Evaluate(ctx, runner.EvalConfig{Method: m, Suite: suite, Tasks: tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: NewProgress(io.Err, io.TTY)})
-		res := evalSummary(name, cfg.Split, eps, paper, meter.Report())
+		if lr, ok := m.(agent.LoadReporter); ok {
+			for _, n := range lr.LoadNotes() {
+				fmt.Fprintf(io.Err, "warning: %s\n", n)
+			}
+		}
+		if ckpt != "" {
+			// Issue 19 point 8: a memory saved in the middle of an
+			// iteration is not the trained one; say so.
+			if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
+				fmt.Fprintf(io.Err, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
+			}
+		}
+		prog := NewProgress(io.Err, io.TTY)
+		prog.Meter = meter
+		prog.Every = cfg.ProgressEvery
+		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: suite, Tasks: tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
+		acct.Methods[name] = meter.Report()
+		res := evalSummary(name, cfg.Split, eps, paper, acct.Methods[name])
 		res.Checkpoint = ckpt
 		if sz, ok := m.(agent.Sizer); ok {
 			res.Memory = sz.Size()
@@ -149,20 +209,67 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 			methods = append(methods, name)
 		}
 		if err != nil {
-			return results, fmt.Errorf("eval %s: %w", name, err)
+			runErr = fmt.Errorf("eval %s: %w", name, err)
+			break
 		}
 	}
 	recordSettings(cfg, overrides, results, rows)
-	if err := checkpoints.WriteFile(ctx, filepath.Join(outDir, ResultsFile), append(kept.rows, rows...), checkpoints.WriteOptions{}); err != nil {
-		return results, fmt.Errorf("write results: %w", err)
+	errored, firstErr := 0, ""
+	for i, e := range trajs {
+		if e.Outcome.Err != "" {
+			errored++
+			if firstErr == "" {
+				firstErr = fmt.Sprintf("%s on %s: %s", methods[i], e.Task.ID, e.Outcome.Err)
+			}
+		}
 	}
-	if err := writeJSON(filepath.Join(outDir, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
-		return results, err
+	if runErr == nil && errored > cfg.MaxErrors {
+		per := make([]string, 0, len(results))
+		for _, r := range results {
+			if r.Errors > 0 {
+				per = append(per, fmt.Sprintf("%s %d of %d", r.Method, r.Errors, r.Tasks))
+			}
+		}
+		runErr = fmt.Errorf("%w: %d (%s; -max-errors %d); the first: %s", ErrErrored, errored, strings.Join(per, ", "), cfg.MaxErrors, firstErr)
 	}
-	if err := writeTrajectories(filepath.Join(outDir, TrajectoriesFile), methods, trajs); err != nil {
-		return results, err
+	complete := runErr == nil
+	dest := outDir
+	if !complete {
+		dest = outDir + PartialSuffix
 	}
-	if err := appendLines(filepath.Join(outDir, TrajectoriesFile), kept.traj); err != nil {
+	tmp, err := os.MkdirTemp(evalDir, "."+filepath.Base(outDir)+"-*")
+	if err != nil {
+		return results, errors.Join(runErr, fmt.Errorf("eval directory: %w", err))
+	}
+	defer os.RemoveAll(tmp)
+	write := func() error {
+		if err := checkpoints.WriteFile(ctx, filepath.Join(tmp, ResultsFile), append(kept.rows, rows...), checkpoints.WriteOptions{}); err != nil {
+			return fmt.Errorf("write results: %w", err)
+		}
+		if err := writeJSON(filepath.Join(tmp, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
+			return err
+		}
+		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), methods, trajs); err != nil {
+			return err
+		}
+		if err := appendLines(filepath.Join(tmp, TrajectoriesFile), kept.traj); err != nil {
+			return err
+		}
+		acct.Run = backend.Meter.Report()
+		if err := writeJSON(filepath.Join(tmp, EvalUsageFile), acct); err != nil {
+			return err
+		}
+		return swapDir(tmp, dest)
+	}
+	if err := write(); err != nil {
+		return results, errors.Join(runErr, err)
+	}
+	if !complete {
+		fmt.Fprintf(io.Err, "partial results: %s (the complete results in %s and the report were left as they were)\n", dest, outDir)
+		return results, runErr
+	}
+	// A complete evaluation supersedes an earlier partial one.
+	if err := os.RemoveAll(outDir + PartialSuffix); err != nil {
 		return results, err
 	}
 	fmt.Fprintf(io.Err, "results: %s\n", outDir)
@@ -171,6 +278,25 @@ func Eval(ctx context.Context, cfg Config, io Streams) ([]EvalResult, error) {
 	}
 	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
 	return results, nil
+}
+
+// swapDir replaces dest by the directory src (on the same file system):
+// dest is either the old directory or the new one, never a mix; a crash
+// between the two renames leaves the old one as dest+".old".
+func swapDir(src, dest string) error {
+	old := dest + ".old"
+	os.RemoveAll(old)
+	if _, err := os.Stat(dest); err == nil {
+		if err := os.Rename(dest, old); err != nil {
+			return fmt.Errorf("replace %s: %w", dest, err)
+		}
+	}
+	if err := os.Rename(src, dest); err != nil {
+		os.Rename(old, dest) // put the old results back
+		return fmt.Errorf("replace %s: %w", dest, err)
+	}
+	os.RemoveAll(old)
+	return nil
 }
 
 func mustPrices(cfg Config) map[string]llm.Price {
@@ -213,11 +339,26 @@ func evalSummary(name, split string, eps []runner.Episode, paper map[string]int,
 	s := runner.Summarize(eps, paper)
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
-		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors,
-		Tokens: usage.Total.PromptTokens + usage.Total.CompletionTokens, CostUSD: usage.Total.CostUSD,
-		ByType: map[string]runner.Summary{}, Usage: usage,
+		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors, Completed: s.Completed,
+		// The tokens the method consumed, whether a server or the response
+		// cache answered (so methods compare alike with or without a cache);
+		// what was paid is CostUSD and the usage account.
+		Tokens:  usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
+		CostUSD: usage.Total.CostUSD,
+		ByType:  map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
+	for role, st := range usage.ByPurpose {
+		if st.Replies == 0 {
+			continue
+		}
+		if res.Parse == nil {
+			res.Parse = map[string]llm.Stats{}
+		}
+		res.Parse[role] = st
+		res.FallbackShare = max(res.FallbackShare, st.FallbackShare())
+	}
+	res.MeasuresFallback = res.FallbackShare > FallbackFlag
 	types, groups := runner.ByType(eps)
 	for _, t := range types {
 		res.ByType[t] = runner.Summarize(groups[t], paper)
@@ -298,9 +439,16 @@ func writeTrajectories(path string, methods []string, eps []runner.Episode) erro
 // PrintTable writes the comparison table: one row per method, then one per
 // method and task type.
 func PrintTable(w *tabwriter.Writer, results []EvalResult) {
-	fmt.Fprintln(w, "method\tsplit\ttasks\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\ttokens\tmemory")
+	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\ttokens\tmemory")
 	for _, r := range results {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, r.Tokens, runner.FormatSize(r.Memory))
+		fb := "-"
+		if len(r.Parse) > 0 {
+			fb = fmt.Sprintf("%.0f%%", 100*r.FallbackShare)
+			if r.MeasuresFallback {
+				fb += " (measures its fallback rules)"
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, r.Tokens, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
 }

@@ -2,12 +2,16 @@ package app
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/forget"
 	"github.com/samem/trainer/kgplan"
@@ -23,6 +27,8 @@ type entry struct {
 	// baseline methods learn nothing: train skips them and eval runs them
 	// without a checkpoint.
 	baseline bool
+	// styles lists the environment styles the method can run on; nil: any.
+	styles []envbridge.Style
 }
 
 // registry maps method names (the -method flag) to their constructors.
@@ -46,7 +52,7 @@ var registry = map[string]entry{
 	}},
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.
-	"kgplan": {build: func(cfg Config, b *Backend) (agent.Method, error) {
+	"kgplan": {styles: []envbridge.Style{envbridge.StyleHousehold}, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		kc := kgplan.Config{NoLifelong: cfg.KGPlan.NoLifelong}
 		pl, err := NewPlanner(cfg.KGPlan.Planner)
 		if err != nil {
@@ -90,6 +96,43 @@ func MethodNames(withBaselines bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Fits reports whether a method can run on environments of style st.
+func Fits(name string, st envbridge.Style) bool {
+	styles := registry[name].styles
+	return styles == nil || slices.Contains(styles, st)
+}
+
+// fitMethods checks cfg.Methods against the suite before anything is
+// written (issue 19 point 9): with cfg.FitOnly (-method all) the methods that
+// cannot run on the environment are dropped with a note on w; otherwise such
+// a method is refused with ErrConfig naming the method and the environment.
+func fitMethods(cfg *Config, suite envbridge.Suite, w io.Writer) error {
+	var keep []string
+	for _, name := range cfg.Methods {
+		if Fits(name, suite.Style()) {
+			keep = append(keep, name)
+			continue
+		}
+		if !cfg.FitOnly {
+			return fmt.Errorf("%w: -method %s: %s cannot run on environment %s (%s text): it needs %s", ErrConfig, name, name, suite.Name(), suite.Style(), styleList(registry[name].styles))
+		}
+		fmt.Fprintf(w, "%s cannot run on environment %s (%s text; it needs %s): left out\n", name, suite.Name(), suite.Style(), styleList(registry[name].styles))
+	}
+	if len(keep) == 0 {
+		return fmt.Errorf("%w: -method: none of %s can run on environment %s", ErrConfig, strings.Join(cfg.Methods, ", "), suite.Name())
+	}
+	cfg.Methods = keep
+	return nil
+}
+
+func styleList(st []envbridge.Style) string {
+	out := make([]string, len(st))
+	for i, s := range st {
+		out[i] = string(s) + " text"
+	}
+	return strings.Join(out, " or ")
 }
 
 // IsBaseline reports whether a method learns nothing (no training, no checkpoint).

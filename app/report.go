@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/samem/trainer/checkpoints"
@@ -52,8 +53,9 @@ func WriteReport(run, split string) ([]string, error) {
 		seen[r.Method] = true
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
-			Overall: runner.Summary{Tasks: r.Tasks, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
+			Overall: runner.Summary{Tasks: r.Tasks, Completed: r.Completed, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
 			ByType:  r.ByType, Tokens: r.Tokens, CostUSD: r.CostUSD, Memory: r.Memory,
+			FallbackShare: r.FallbackShare, MeasuresFallback: r.MeasuresFallback, Parse: parseRows(r),
 		}
 		if m.History, err = TrainingHistory(run, r.Method); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -192,4 +194,15 @@ func scoreCurves(path string) (map[string]curve, error) {
 		out[m] = cv
 	}
 	return out, nil
+}
+
+// parseRows is a method's reply-parse account for the report, by role.
+func parseRows(r EvalResult) []report.ParseRow {
+	var out []report.ParseRow
+	for role, st := range r.Parse {
+		out = append(out, report.ParseRow{Role: role, Replies: st.Replies, Repaired: st.Repaired, Unusable: st.Unusable,
+			AskedAgain: st.AskedAgain, FellBack: st.FellBack, Skipped: st.Skipped, FallbackShare: st.FallbackShare()})
+	}
+	slices.SortFunc(out, func(a, b report.ParseRow) int { return strings.Compare(a.Role, b.Role) })
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/samem/trainer/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,16 +39,18 @@ type Streams struct {
 // Train trains every method of cfg (baselines are skipped: they learn
 // nothing) into cfg.Run, each under its own name, resuming where a run
 // stopped.
-func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
+func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(cfg.Run, 0o755); err != nil {
-		return nil, fmt.Errorf("run directory: %w", err)
 	}
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
+	}
+	// Methods that cannot run on the environment are refused (or, with
+	// -method all, left out) before anything is written.
+	if err := fitMethods(&cfg, suite, io.Err); err != nil {
+		return nil, err
 	}
 	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
@@ -65,21 +68,47 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 		return nil, err
 	}
 	defer backend.Close()
+	if err := os.MkdirAll(cfg.Run, 0o755); err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
 	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s, run directory %s\n",
 		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Describe(), cfg.Run)
-	var results []TrainResult
+	// The usage account is printed and saved at the end of every run that
+	// started a method, whether it succeeded or not.
+	acct := newAccount("train", cfg)
+	// It is saved once the run has changed the run directory (a committed
+	// checkpoint) or sent a request: a run refused before that leaves the
+	// directory as it was.
+	started, save := false, false
+	defer func() {
+		if !started {
+			return
+		}
+		acct.Run = backend.Meter.Report()
+		path := ""
+		if save || acct.Run.Total.Requests > 0 {
+			path = trainUsagePath(cfg)
+		}
+		if werr := acct.finish(io.Err, path); werr != nil && err == nil {
+			err = werr
+		}
+	}()
 	wroteConfig := false
 	for _, name := range cfg.Methods {
 		if IsBaseline(name) {
 			fmt.Fprintf(io.Err, "%s learns nothing: nothing to train\n", name)
 			continue
 		}
-		meter := llm.NewMeter(nil)
+		meter := llm.NewMeter(mustPrices(cfg))
 		m, err := NewMethod(name, cfg, backend.ForMethod(meter))
 		if err != nil {
 			return results, fmt.Errorf("method %s: %w", name, err)
 		}
-		res, err := runner.Train(ctx, runner.TrainConfig{
+		started = true
+		prog := NewProgress(io.Err, io.TTY)
+		prog.Meter = meter
+		prog.Every = cfg.ProgressEvery
+		res, err := runner.Train(llm.WithMeter(ctx, meter), runner.TrainConfig{
 			Method: m, Suite: suite, Tasks: tasks,
 			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
 			Dir: filepath.Join(cfg.Run, name),
@@ -89,9 +118,19 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
 			Stop:     io.Stop,
-			Progress: NewProgress(io.Err, io.TTY),
+			Progress: prog,
+			Resumed: func(dir string) {
+				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
+				if lr, ok := m.(agent.LoadReporter); ok {
+					for _, n := range lr.LoadNotes() {
+						fmt.Fprintf(io.Err, "warning: %s\n", n)
+					}
+				}
+			},
 		})
-		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: meter.Report()})
+		acct.Methods[name] = meter.Report()
+		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
+		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
 		// The configuration is recorded once this run has committed a
 		// checkpoint: a run refused before (a damaged or incompatible
 		// checkpoint, another schedule) leaves the run directory as it was.
@@ -104,13 +143,7 @@ func Train(ctx context.Context, cfg Config, io Streams) ([]TrainResult, error) {
 		if err != nil {
 			return results, fmt.Errorf("train %s: %w", name, err)
 		}
-		if res.ResumedFrom != "" {
-			fmt.Fprintf(io.Err, "%s resumed from %s\n", name, res.ResumedFrom)
-		}
 		fmt.Fprintf(io.Err, "%s: checkpoint %s\n", name, res.Checkpoint)
-	}
-	if !backend.Offline() {
-		fmt.Fprintf(io.Err, "model usage:\n%s\n", backend.Meter.Report())
 	}
 	return results, nil
 }

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"slices"
 	"strings"
@@ -192,15 +193,11 @@ func ParseReplacements(reply string) []Replacement {
 
 // ParseBool reads the exploration check's "True" / "False"; anything else is
 // false and not ok.
+// It reads through fences, preambles and emphasis ("```\nTrue\n```",
+// "Sure! **True**"; internal/reply).
 func ParseBool(reply string) (v, ok bool) {
-	s := strings.ToLower(strings.TrimSpace(reply))
-	switch {
-	case strings.HasPrefix(s, "true"), strings.HasPrefix(s, "yes"):
-		return true, true
-	case strings.HasPrefix(s, "false"), strings.HasPrefix(s, "no"):
-		return false, true
-	}
-	return false, false
+	v, ok, _ = replyfmt.Bool(reply)
+	return v, ok
 }
 
 var reAction = regexp.MustCompile(`(?is)"?action_to_take"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
@@ -215,6 +212,21 @@ func ParseDecision(reply string) (reason, action string, ok bool) {
 	}
 	if m := reReason.FindStringSubmatch(reply); m != nil {
 		reason = unescape(m[1])
+	}
+	if action == "" {
+		// Not the asked JSON: an "Action: ..." line or a one-line answer.
+		c, _ := replyfmt.Clean(reply)
+		for _, l := range strings.Split(c, "\n") {
+			if v, ok := replyfmt.Label(l, "action_to_take", "action to take", "action"); ok {
+				action = v
+			} else if v, ok := replyfmt.Label(l, "reason_for_action", "reason"); ok && reason == "" {
+				reason = v
+			}
+		}
+		if action == "" && !strings.Contains(c, "\n") && !strings.ContainsAny(c, "{}") && len(c) <= 80 {
+			action = c
+		}
+		action, _ = replyfmt.Unquote(action)
 	}
 	action = strings.TrimSpace(action)
 	return reason, action, action != ""
@@ -314,7 +326,13 @@ func (l *LLM) NeedsExploration(ctx context.Context, plan string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	v, _ := ParseBool(r)
+	v, ok, repaired := replyfmt.Bool(r)
+	if !ok {
+		// No exploration: the plan is followed as it is.
+		llm.NoteUnusable(ctx, PurposeExplore, llm.FellBack)
+	} else {
+		llm.NoteParsed(ctx, PurposeExplore, repaired)
+	}
 	return v, nil
 }
 
@@ -328,7 +346,13 @@ func (l *LLM) Plan(ctx context.Context, wm WorkingMemory) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return ParsePlan(r), nil
+	plan := ParsePlan(r)
+	if strings.TrimSpace(plan) == "" {
+		llm.NoteUnusable(ctx, PurposePlan, llm.Skipped)
+	} else {
+		llm.NoteParsed(ctx, PurposePlan, plan != strings.TrimSpace(r))
+	}
+	return plan, nil
 }
 
 // Decide is the ReAct decision: a reason and one action. An unreadable reply
@@ -342,6 +366,14 @@ func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	reason, action, _ = ParseDecision(r)
+	reason, action, ok := ParseDecision(r)
+	if !ok {
+		// The caller falls back to matching or its rules.
+		llm.NoteUnusable(ctx, PurposeDecide, llm.FellBack)
+	} else {
+		// Repaired: decorated, or not the asked JSON at all.
+		_, repaired := replyfmt.Clean(r)
+		llm.NoteParsed(ctx, PurposeDecide, repaired || !reAction.MatchString(r))
+	}
 	return reason, action, nil
 }

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"github.com/samem/trainer/internal/fold"
+	replyfmt "github.com/samem/trainer/internal/reply"
 
 	"errors"
 	"fmt"
@@ -29,7 +30,7 @@ const MaxReflectionLen = 600
 // MaxReflectionLen bytes at a word boundary. An empty result is
 // ErrEmptyReflection.
 func ParseReflection(reply string) (string, error) {
-	s := strings.ToValidUTF8(reply, "")
+	s, _ := replyfmt.Clean(strings.ToValidUTF8(reply, ""))
 	s = strings.NewReplacer("`", "", "**", "", "__", "").Replace(s)
 	s = strings.TrimSpace(s)
 	if i := fold.Index(s, "reflection:"); i >= 0 && i < 40 {

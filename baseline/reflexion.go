@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -162,8 +163,11 @@ func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error 
 			return fmt.Errorf("reflect: %w", err)
 		}
 		if text, err = ParseReflection(resp.Text); err != nil {
+			llm.NoteUnusable(ctx, ReflexionName+".reflect", llm.Skipped)
 			return fmt.Errorf("reflect: %w", err)
 		}
+		_, repaired := replyfmt.Clean(resp.Text)
+		llm.NoteParsed(ctx, ReflexionName+".reflect", repaired)
 	}
 	if text != "" {
 		e.r.add(e.start.Task.ID, text)

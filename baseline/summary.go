@@ -111,10 +111,12 @@ func (e *summaryEpisode) update(ctx context.Context, obs envbridge.Observation) 
 	if err != nil {
 		return fmt.Errorf("summary update: %w", err)
 	}
-	s, err := summarize.ParseReply(resp.Text)
+	s, repaired, err := summarize.ParseReplyRepaired(resp.Text)
 	if err != nil {
+		llm.NoteUnusable(ctx, SummaryName+".update", llm.Skipped)
 		return fmt.Errorf("summary update: %w", err)
 	}
+	llm.NoteParsed(ctx, SummaryName+".update", repaired)
 	e.summary = s
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
@@ -88,8 +89,11 @@ func (c *LLMController) Next(ctx context.Context, in ControllerInput) (Proposal,
 	}
 	r, ok := ParseReply(resp.Text)
 	if !ok {
+		llm.NoteUnusable(ctx, PurposeController, llm.FellBack)
 		return Proposal{}, nil
 	}
+	_, repaired := replyfmt.Clean(resp.Text)
+	llm.NoteParsed(ctx, PurposeController, repaired)
 	var used []int
 	for _, id := range r.Used {
 		if id <= len(in.Memory) {

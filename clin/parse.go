@@ -1,6 +1,7 @@
 package clin
 
 import (
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"strconv"
 	"strings"
@@ -136,7 +137,18 @@ var (
 // found. It is tolerant of missing sections: with no "###" the action is taken
 // from an "Action:" line or, failing that, the last non-empty line.
 func ParseReply(text string) (r Reply, ok bool) {
-	text = strings.ReplaceAll(text, "\r", "")
+	text, _ = replyfmt.Clean(strings.ReplaceAll(text, "\r", ""))
+	if a, ok := replyfmt.JSONString(text, "action", "next_action"); ok {
+		r.Action = a
+		r.Rationale, _ = replyfmt.JSONString(text, "rationale", "reason", "goal")
+		return r, true
+	}
+	// "**Action:** go to drawer 1" reads as "Action: go to drawer 1".
+	ls := strings.Split(text, "\n")
+	for i, l := range ls {
+		ls[i], _ = replyfmt.Unemphasize(l)
+	}
+	text = strings.Join(ls, "\n")
 	if m := usedIDs.FindStringSubmatch(text); m != nil {
 		for _, n := range number.FindAllString(m[1], -1) {
 			if v, err := strconv.Atoi(n); err == nil && v > 0 && v < 1000 {
@@ -177,6 +189,7 @@ func ParseReply(text string) (r Reply, ok bool) {
 	for prev := ""; prev != a; {
 		prev = a
 		a = strings.Trim(strings.TrimSpace(a), "`\"'*>.")
+		a, _ = replyfmt.Unquote(a)
 	}
 	if a == "" {
 		return r, false

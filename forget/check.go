@@ -12,6 +12,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
@@ -50,7 +51,16 @@ func (c *LLM) Check(ctx context.Context, state, thought string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("check: %w", err)
 	}
-	return ParseVerdict(resp.Text)
+	v, err := ParseVerdict(resp.Text)
+	if err != nil {
+		// The forgetting step keeps the thought (seed 002 Sec. 3.4 prunes
+		// only what the checker judged invalid).
+		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
+		return v, err
+	}
+	_, repaired := replyfmt.Clean(resp.Text)
+	llm.NoteParsed(ctx, Purpose, repaired)
+	return v, nil
 }
 
 // Messages renders the checker's prompt.

@@ -2,6 +2,7 @@ package kgplan
 
 import (
 	"github.com/samem/trainer/internal/fold"
+	replyfmt "github.com/samem/trainer/internal/reply"
 
 	"bytes"
 	"context"
@@ -268,7 +269,14 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 		action = e.render(*e.last, nil)
 	}
 	var feedback []string
-	for range e.m.cfg.UpdateAttempts {
+	for attempt := range e.m.cfg.UpdateAttempts {
+		last := attempt == e.m.cfg.UpdateAttempts-1
+		// What the reader does with a reply it cannot use: ask again with
+		// the complaint, or, on the last attempt, leave the graph as it was.
+		then := llm.AskedAgain
+		if last {
+			then = llm.Skipped
+		}
 		prompt, err := UpdatePrompt(e.g, relevant, action, text, feedback)
 		if err != nil {
 			return err
@@ -279,12 +287,14 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 		}
 		u, err := ParseUpdate(reply)
 		if err != nil {
+			llm.NoteUnusable(ctx, "kgplan.update", then)
 			feedback = []string{err.Error()}
 			continue
 		}
 		err = e.g.Apply(u, e.step, "llm")
 		var ve *VerifyError
 		if errors.As(err, &ve) {
+			llm.NoteUnusable(ctx, "kgplan.update", then)
 			feedback = ve.Violations
 			e.count(func(s *Stats) { s.Rejected++ })
 			continue
@@ -292,6 +302,8 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 		if err != nil {
 			return err
 		}
+		_, repaired := replyfmt.Clean(reply)
+		llm.NoteParsed(ctx, "kgplan.update", repaired)
 		e.count(func(s *Stats) { s.Updates++ })
 		return nil
 	}
@@ -315,7 +327,14 @@ func (e *episode) writeGoal(ctx context.Context, task, plannerErr string) (pddl.
 	if err != nil {
 		return pddl.Condition{}, err
 	}
-	return ParseGoal(reply)
+	c, err := ParseGoal(reply)
+	if err != nil {
+		llm.NoteUnusable(ctx, "kgplan.goal", llm.Skipped)
+	} else {
+		_, repaired := replyfmt.Clean(reply)
+		llm.NoteParsed(ctx, "kgplan.goal", repaired)
+	}
+	return c, err
 }
 
 // relevant selects the retrieval seeds for a planning query: by the LLM
@@ -338,6 +357,12 @@ func (e *episode) relevant(ctx context.Context, goal pddl.Condition) ([]string, 
 		known = append(known, ent.Name)
 	}
 	out := ParseEntities(reply, known)
+	if len(out) == 0 {
+		llm.NoteUnusable(ctx, "kgplan.entities", llm.FellBack) // the rule's seeds only
+	} else {
+		_, repaired := replyfmt.Clean(reply)
+		llm.NoteParsed(ctx, "kgplan.entities", repaired)
+	}
 	// The goal's quantified types are always seeds: the model picks among
 	// names, but an existential goal is about every entity of the type.
 	for _, n := range rule {

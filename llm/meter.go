@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -20,6 +21,9 @@ type Price struct {
 
 // Stats counts the calls of one purpose (or of a whole run).
 type Stats struct {
+	// Requests is the number of HTTP requests sent to a server, every
+	// attempt counted (first attempts and retries): what the server saw.
+	Requests int64 `json:"requests"`
 	// Calls is the number of calls answered by a server (retries are not
 	// extra calls; cache hits are not calls).
 	Calls int64 `json:"calls"`
@@ -27,19 +31,56 @@ type Stats struct {
 	// the server reported them.
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
-	// CacheHits is the number of calls answered from the response cache
-	// (no request, no cost).
+	// CacheHits is the number of calls (for embeddings: texts) answered
+	// from the response cache (no request, no cost).
 	CacheHits int64 `json:"cache_hits"`
+	// CachedTokens are the prompt and completion tokens of the replies the
+	// cache served: consumed by the method, neither sent nor paid.
+	CachedTokens int64 `json:"cached_tokens"`
+	// EmbedTexts is the number of texts sent to an embedding server in
+	// Calls embedding calls.
+	EmbedTexts int64 `json:"embed_texts"`
 	// Retries is the number of extra attempts made after transient failures.
 	Retries int64 `json:"retries"`
-	// Errors is the number of calls that failed for good.
+	// Errors is the number of calls that failed for good (the retry budget
+	// spent, a permanent refusal, the caller's deadline).
 	Errors int64 `json:"errors"`
+	// Parse accounting (issue 19): Replies is the number of model replies a
+	// role parsed; Repaired those that needed the shared normaliser to
+	// undo decoration (fences, preambles, bold labels, quotes, a JSON object
+	// where a line was asked); Unusable those it could not use at all, and
+	// what the role did then: asked the model again (AskedAgain), used its
+	// rules instead (FellBack), or went on without the reply (Skipped).
+	Replies    int64 `json:"replies,omitempty"`
+	Repaired   int64 `json:"repaired,omitempty"`
+	Unusable   int64 `json:"unusable,omitempty"`
+	AskedAgain int64 `json:"asked_again,omitempty"`
+	FellBack   int64 `json:"fell_back,omitempty"`
+	Skipped    int64 `json:"skipped,omitempty"`
 	// CostUSD is the estimated cost of the calls at the configured prices;
 	// tokens of models without a price count as 0.
 	CostUSD float64 `json:"cost_usd"`
 }
 
+// FallbackShare is the share of parsed replies a role could not use and
+// replaced by its rules or skipped (0 when it parsed none).
+func (s Stats) FallbackShare() float64 {
+	if s.Replies == 0 {
+		return 0
+	}
+	return float64(s.FellBack+s.Skipped) / float64(s.Replies)
+}
+
 func (s *Stats) add(o Stats) {
+	s.Replies += o.Replies
+	s.Repaired += o.Repaired
+	s.Unusable += o.Unusable
+	s.AskedAgain += o.AskedAgain
+	s.FellBack += o.FellBack
+	s.Skipped += o.Skipped
+	s.Requests += o.Requests
+	s.CachedTokens += o.CachedTokens
+	s.EmbedTexts += o.EmbedTexts
 	s.Calls += o.Calls
 	s.PromptTokens += o.PromptTokens
 	s.CompletionTokens += o.CompletionTokens
@@ -69,10 +110,14 @@ type Report struct {
 func (r Report) String() string {
 	var b strings.Builder
 	line := func(name string, s Stats) {
-		fmt.Fprintf(&b, "%-18s %6d calls %6d cached  %9s prompt %9s completion tokens  $%.4f",
-			name, s.Calls, s.CacheHits, count(s.PromptTokens), count(s.CompletionTokens), s.CostUSD)
-		if s.Retries > 0 || s.Errors > 0 {
-			fmt.Fprintf(&b, "  %d retries %d errors", s.Retries, s.Errors)
+		fmt.Fprintf(&b, "%-18s %6d requests %6d answered %6d cached  %9s prompt %9s completion tokens  $%.4f  %d retries %d failures",
+			name, s.Requests, s.Calls, s.CacheHits, count(s.PromptTokens), count(s.CompletionTokens), s.CostUSD, s.Retries, s.Errors)
+		if s.EmbedTexts > 0 {
+			fmt.Fprintf(&b, "  %d texts embedded", s.EmbedTexts)
+		}
+		if s.Replies > 0 {
+			fmt.Fprintf(&b, "  replies %d: %d repaired, %d unusable (%d asked again, %d fell back, %d skipped; fallback %.0f%%)",
+				s.Replies, s.Repaired, s.Unusable, s.AskedAgain, s.FellBack, s.Skipped, 100*s.FallbackShare())
 		}
 		b.WriteByte('\n')
 	}
@@ -146,13 +191,36 @@ func (m *Meter) Call(purpose, model string, u Usage) {
 	s.CompletionTokens += int64(u.CompletionTokens)
 }
 
-// Hit records a call answered from the response cache.
-func (m *Meter) Hit(purpose, model string) {
+// Hit records a call answered from the response cache with the usage the
+// recorded reply had (counted as CachedTokens, not as sent tokens).
+func (m *Meter) Hit(purpose, model string, u Usage) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
-	m.get(purpose, model).CacheHits++
+	s := m.get(purpose, model)
+	s.CacheHits++
+	s.CachedTokens += int64(u.PromptTokens) + int64(u.CompletionTokens)
+	m.mu.Unlock()
+}
+
+// Request records one HTTP request sent (an attempt, first or retry).
+func (m *Meter) Request(purpose, model string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.get(purpose, model).Requests++
+	m.mu.Unlock()
+}
+
+// Texts records n texts sent for embedding.
+func (m *Meter) Texts(purpose, model string, n int) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.get(purpose, model).EmbedTexts += int64(n)
 	m.mu.Unlock()
 }
 
@@ -196,9 +264,11 @@ func (m *Meter) Report() Report {
 		bp := r.ByPurpose[k.purpose]
 		bp.add(st)
 		r.ByPurpose[k.purpose] = bp
-		bm := r.ByModel[k.model]
-		bm.add(st)
-		r.ByModel[k.model] = bm
+		if k.model != "" { // parse counts belong to a role, not a model
+			bm := r.ByModel[k.model]
+			bm.add(st)
+			r.ByModel[k.model] = bm
+		}
 		r.Total.add(st)
 	}
 	for model := range unpriced {
@@ -249,4 +319,135 @@ func parsePrice(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is out of range [0, 1e9]", s)
 	}
 	return f, nil
+}
+
+type meterKey struct{}
+
+// WithMeter returns ctx carrying m: clients (llm/openai, llm/cache) record
+// every event of a call made with it in m too, beside their own meter, so
+// that one method's account holds its requests, retries, failures, cache
+// hits and tokens exactly, while the run's meter holds the sum.
+func WithMeter(ctx context.Context, m *Meter) context.Context {
+	return context.WithValue(ctx, meterKey{}, m)
+}
+
+// MeterFrom is the meter ctx carries, or nil.
+func MeterFrom(ctx context.Context) *Meter {
+	m, _ := ctx.Value(meterKey{}).(*Meter)
+	return m
+}
+
+// Meters is a client's own meter and the caller's (from the context); each
+// event is recorded once in each distinct one. Nil entries record nothing.
+type Meters [2]*Meter
+
+// MetersFor is base and the meter of ctx (once when they are the same).
+func MetersFor(ctx context.Context, base *Meter) Meters {
+	m := MeterFrom(ctx)
+	if m == base {
+		m = nil
+	}
+	return Meters{base, m}
+}
+
+// Call records an answered call in every meter.
+func (ms Meters) Call(purpose, model string, u Usage) {
+	for _, m := range ms {
+		m.Call(purpose, model, u)
+	}
+}
+
+// Hit records a cache hit in every meter.
+func (ms Meters) Hit(purpose, model string, u Usage) {
+	for _, m := range ms {
+		m.Hit(purpose, model, u)
+	}
+}
+
+// Request records a request sent in every meter.
+func (ms Meters) Request(purpose, model string) {
+	for _, m := range ms {
+		m.Request(purpose, model)
+	}
+}
+
+// Retry records a retry in every meter.
+func (ms Meters) Retry(purpose, model string) {
+	for _, m := range ms {
+		m.Retry(purpose, model)
+	}
+}
+
+// Error records a failed call in every meter.
+func (ms Meters) Error(purpose, model string) {
+	for _, m := range ms {
+		m.Error(purpose, model)
+	}
+}
+
+// Texts records texts sent for embedding in every meter.
+func (ms Meters) Texts(purpose, model string, n int) {
+	for _, m := range ms {
+		m.Texts(purpose, model, n)
+	}
+}
+
+// Then is what a role did with a reply it could not use.
+type Then int
+
+const (
+	// AskedAgain: the role asked the model again.
+	AskedAgain Then = iota
+	// FellBack: the role used its rules (or a default) instead of the reply.
+	FellBack
+	// Skipped: the role went on without the reply (nothing stored).
+	Skipped
+)
+
+// Parsed records one model reply that role purpose parsed and used;
+// repaired says the shared normaliser had to undo decoration first.
+func (m *Meter) Parsed(purpose string, repaired bool) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	s := m.get(purpose, "")
+	s.Replies++
+	if repaired {
+		s.Repaired++
+	}
+	m.mu.Unlock()
+}
+
+// Unusable records one model reply that role purpose could not use, and
+// what it did then.
+func (m *Meter) Unusable(purpose string, then Then) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	s := m.get(purpose, "")
+	s.Replies++
+	s.Unusable++
+	switch then {
+	case AskedAgain:
+		s.AskedAgain++
+	case FellBack:
+		s.FellBack++
+	default:
+		s.Skipped++
+	}
+	m.mu.Unlock()
+}
+
+// NoteParsed records in the meter of ctx (if any) that role purpose used a
+// model reply; repaired says the normaliser had to undo decoration.
+func NoteParsed(ctx context.Context, purpose string, repaired bool) {
+	MeterFrom(ctx).Parsed(purpose, repaired)
+}
+
+// NoteUnusable records in the meter of ctx (if any) that role purpose
+// could not use a model reply, and what it did then.
+func NoteUnusable(ctx context.Context, purpose string, then Then) {
+	MeterFrom(ctx).Unusable(purpose, then)
 }

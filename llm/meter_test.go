@@ -19,7 +19,9 @@ func TestMeter(t *testing.T) {
 			m.Call("think", "gpt", Usage{PromptTokens: 500, CompletionTokens: 50})
 			m.Call(EmbedPurpose, "emb", Usage{PromptTokens: 10_000})
 			m.Call("check", "local", Usage{PromptTokens: 7, CompletionTokens: 3})
-			m.Hit("summarize", "gpt")
+			m.Hit("summarize", "gpt", Usage{PromptTokens: 3, CompletionTokens: 1})
+			m.Request("think", "gpt")
+			m.Texts(EmbedPurpose, "emb", 4)
 			m.Retry("think", "gpt")
 			m.Error("check", "local")
 		}()
@@ -67,7 +69,9 @@ func TestMeter(t *testing.T) {
 func TestNilMeter(t *testing.T) {
 	var m *Meter
 	m.Call("x", "y", Usage{PromptTokens: 1})
-	m.Hit("x", "y")
+	m.Hit("x", "y", Usage{})
+	m.Request("x", "y")
+	m.Texts("x", "y", 1)
 	m.Retry("x", "y")
 	m.Error("x", "y")
 	if r := m.Report(); r.Total != (Stats{}) || len(r.ByPurpose) != 0 {
@@ -126,4 +130,35 @@ func FuzzParsePrices(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMeterAccount: the new fields of issue 19's usage account, and a call
+// made with a method's meter in its context counted in both meters once.
+func TestMeterAccount(t *testing.T) {
+	run := NewMeter(nil)
+	m := NewMeter(nil)
+	m.Hit("think", "gpt", Usage{PromptTokens: 30, CompletionTokens: 5})
+	m.Request("think", "gpt")
+	m.Request("think", "gpt")
+	m.Texts(EmbedPurpose, "emb", 7)
+	if th := m.Report().ByPurpose["think"]; th.CacheHits != 1 || th.CachedTokens != 35 || th.Requests != 2 || th.PromptTokens != 0 || th.Calls != 0 {
+		t.Errorf("think = %+v, want 1 hit of 35 cached tokens, 2 requests, no sent tokens", th)
+	}
+	if e := m.Report().ByPurpose[EmbedPurpose]; e.EmbedTexts != 7 {
+		t.Errorf("embed texts = %d, want 7", e.EmbedTexts)
+	}
+	ctx := WithMeter(t.Context(), m)
+	MetersFor(ctx, run).Request("x", "gpt")
+	MetersFor(ctx, run).Call("x", "gpt", Usage{PromptTokens: 2})
+	if a, b := run.Report().ByPurpose["x"], m.Report().ByPurpose["x"]; a.Requests != 1 || b.Requests != 1 || a.PromptTokens != 2 || b.PromptTokens != 2 {
+		t.Errorf("run %+v, method %+v: want each 1 request 2 tokens", a, b)
+	}
+	// The same meter in the context and as the client's: counted once.
+	MetersFor(WithMeter(t.Context(), run), run).Request("y", "gpt")
+	if n := run.Report().ByPurpose["y"].Requests; n != 1 {
+		t.Errorf("requests = %d, want 1", n)
+	}
+	if MeterFrom(t.Context()) != nil {
+		t.Error("MeterFrom of a bare context is not nil")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,8 @@ type Method struct {
 	mu    sync.Mutex
 	s     *Stream
 	clock int // steps taken in training, the stream's time
+	// loadNotes are the memories the last Load skipped (LoadNotes).
+	loadNotes []string
 }
 
 // New returns a memory-stream method.
@@ -297,6 +300,9 @@ func (e *episode) reflect(ctx context.Context) error {
 			return err
 		}
 		for _, in := range ins {
+			if replyfmt.Junk(in.Text) {
+				continue // nothing that failed to parse becomes memory
+			}
 			var ev []int
 			for _, n := range in.Evidence {
 				ev = append(ev, got[n-1].ID)
@@ -394,9 +400,29 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 			return fmt.Errorf("load memstream %s: memory id %d after %d: %w", memPath, mems[i].ID, mems[i-1].ID, ErrFormat)
 		}
 	}
-	s := &Stream{mems: mems, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
+	// A memory made of a reply's decoration (a fence line, a chat preamble,
+	// an empty text), saved by an earlier version, is reported and skipped:
+	// it would be embedded as nothing and stop every resume (issue 19).
+	kept := mems[:0:0]
+	var notes []string
+	for _, mem := range mems {
+		if replyfmt.Junk(mem.Text) {
+			notes = append(notes, fmt.Sprintf("memstream %s: skipped memory %d (%s) %q: not content (a reply's decoration or empty)", memPath, mem.ID, mem.Kind, mem.Text))
+			continue
+		}
+		kept = append(kept, mem)
+	}
+	s := &Stream{mems: kept, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
 	m.mu.Lock()
-	m.s, m.clock = s, meta[0].Clock
+	m.s, m.clock, m.loadNotes = s, meta[0].Clock, notes
 	m.mu.Unlock()
 	return nil
+}
+
+// LoadNotes implements agent.LoadReporter: the memories the last Load
+// skipped, one line each.
+func (m *Method) LoadNotes() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.loadNotes)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,13 +70,27 @@ func ParseRating(reply string) (float64, bool) {
 
 var reLead = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s*`)
 
+// noteLines counts a reply read as a list: unusable when nothing was
+// found in it (nothing is stored), repaired when decoration was dropped.
+func noteLines(ctx context.Context, purpose, reply string, found int) {
+	if found == 0 {
+		llm.NoteUnusable(ctx, purpose, llm.Skipped)
+		return
+	}
+	_, repaired := replyfmt.Clean(reply)
+	llm.NoteParsed(ctx, purpose, repaired)
+}
+
 // ParseQuestions reads one question per line (numbering and bullets
-// dropped), at most n.
+// dropped), at most n. Fences, chat preambles and closing remarks are never
+// questions (internal/reply).
 func ParseQuestions(reply string, n int) []string {
 	var out []string
+	reply, _ = replyfmt.Clean(reply)
 	for _, l := range strings.Split(reply, "\n") {
 		l = strings.TrimSpace(reLead.ReplaceAllString(l, ""))
-		if l != "" && len(out) < n {
+		l, _ = replyfmt.Unemphasize(l)
+		if !replyfmt.Junk(l) && len(out) < n {
 			out = append(out, l)
 		}
 	}
@@ -93,11 +108,16 @@ type Insight struct {
 
 // ParseInsights reads lines "insight (because of 1, 5, 3)"; citations
 // outside 1..n are dropped, and a line without citations is kept with none.
+//
+// Fences, chat preambles ("Sure! Here are my insights:") and closing remarks
+// are never insights: they would become reflection memories (issue 19).
 func ParseInsights(reply string, n int) []Insight {
 	var out []Insight
+	reply, _ = replyfmt.Clean(reply)
 	for _, l := range strings.Split(reply, "\n") {
 		l = strings.TrimSpace(reLead.ReplaceAllString(l, ""))
-		if l == "" {
+		l, _ = replyfmt.Unemphasize(l)
+		if replyfmt.Junk(l) {
 			continue
 		}
 		var ev []int
@@ -110,7 +130,7 @@ func ParseInsights(reply string, n int) []Insight {
 			l = strings.TrimSpace(l[:m[0]] + l[m[1]:])
 		}
 		l = strings.TrimRight(l, " .")
-		if l != "" {
+		if !replyfmt.Junk(l) {
 			out = append(out, Insight{Text: l, Evidence: ev})
 		}
 	}
@@ -152,8 +172,11 @@ func (l *LLM) Importance(ctx context.Context, goal, memory string) (float64, err
 		return 0, err
 	}
 	if v, ok := ParseRating(r); ok {
+		_, repaired := replyfmt.Clean(r)
+		llm.NoteParsed(ctx, PurposeImportance, repaired)
 		return v, nil
 	}
+	llm.NoteUnusable(ctx, PurposeImportance, llm.FellBack) // the middle of the scale
 	return 5, nil
 }
 
@@ -167,7 +190,9 @@ func (l *LLM) Questions(ctx context.Context, memories []string) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	return ParseQuestions(r, DefaultQuestions), nil
+	qs := ParseQuestions(r, DefaultQuestions)
+	noteLines(ctx, PurposeQuestions, r, len(qs))
+	return qs, nil
 }
 
 // Insights asks for insights citing evidence.
@@ -181,5 +206,6 @@ func (l *LLM) Insights(ctx context.Context, goal string, memories []string) ([]I
 		return nil, err
 	}
 	ins := ParseInsights(r, len(memories))
+	noteLines(ctx, PurposeInsights, r, len(ins))
 	return ins[:min(len(ins), DefaultInsights)], nil
 }

@@ -51,12 +51,47 @@ func Markdown(d Data, plots map[string]bool) string {
 func comparison(b *strings.Builder, d Data) {
 	b.WriteString("## Comparison (seed 002 Table 1)\n\n")
 	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, model tokens and estimated cost of the evaluation, and the size of the evaluated memory.\n\n")
-	b.WriteString("| method | tasks | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | errors | tokens | cost (USD) | memory |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model.\n\n")
+	b.WriteString("| method | tasks | errored | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | fallback | tokens | cost (USD) | memory |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	var flagged []string
 	for _, m := range d.Methods {
 		s := m.Overall
-		fmt.Fprintf(b, "| %s | %d | %.3f | %.3f | %s | %s | %.1f | %d | %d | %.4f | %s |\n",
-			m.Name, s.Tasks, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, s.Errors, m.Tokens, m.CostUSD, sizes(m.Memory))
+		fb := "-"
+		if len(m.Parse) > 0 {
+			fb = fmt.Sprintf("%.0f %%", 100*m.FallbackShare)
+		}
+		name := m.Name
+		if m.MeasuresFallback {
+			name += " ⚠"
+			flagged = append(flagged, m.Name)
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %d | %.4f | %s |\n",
+			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, m.Tokens, m.CostUSD, sizes(m.Memory))
+	}
+	b.WriteString("\n")
+	if len(flagged) > 0 {
+		fmt.Fprintf(b, "**⚠ %s: measures its fallback rules rather than the model** (more than 20 %% of some role's replies were unusable and replaced by rules or skipped).\n\n", strings.Join(flagged, ", "))
+	}
+	parseTable(b, d)
+}
+
+// parseTable is every role's reply-parse account (issue 19).
+func parseTable(b *strings.Builder, d Data) {
+	any := false
+	for _, m := range d.Methods {
+		any = any || len(m.Parse) > 0
+	}
+	if !any {
+		return
+	}
+	b.WriteString("### Model replies per role\n\n")
+	b.WriteString("| method | role | replies | repaired | unusable | asked again | fell back | skipped | fallback |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, m := range d.Methods {
+		for _, p := range m.Parse {
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.0f %% |\n", m.Name, p.Role, p.Replies, p.Repaired, p.Unusable, p.AskedAgain, p.FellBack, p.Skipped, 100*p.FallbackShare)
+		}
 	}
 	b.WriteString("\n")
 	table1(b, d)

@@ -40,10 +40,24 @@ type Method struct {
 	// History is the training history (nil for a baseline or when no
 	// checkpoint keeps it).
 	History []runner.IterationStats
+	// FallbackShare is the largest share of one role's model replies that
+	// the method replaced by its rules or skipped; MeasuresFallback flags it
+	// past the threshold (20 %). Parse is the account per role.
+	FallbackShare    float64
+	MeasuresFallback bool
+	Parse            []ParseRow
 	// ScoreByStep is the mean normalised score after each step, over the
 	// evaluated episodes (an episode that ended keeps its final score), and
 	// ScoreStd its standard deviation; index 0 is after the first step.
 	ScoreByStep, ScoreStd []float64
+}
+
+// ParseRow is one model role's reply-parse account in an evaluation.
+type ParseRow struct {
+	Role                          string
+	Replies, Repaired, Unusable   int64
+	AskedAgain, FellBack, Skipped int64
+	FallbackShare                 float64
 }
 
 // SweepPoint is one training and evaluation of SAMem at one similarity

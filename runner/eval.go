@@ -22,8 +22,8 @@ type EvalConfig struct {
 }
 
 // Evaluate plays every task once in Eval mode and returns the episodes in
-// task order. Episodes that ended in an error are kept (they count as
-// failures); only a cancelled context or Stop ends it early, with the
+// task order. Episodes that ended in an error are kept (errored, counted
+// apart by Summarize); only a cancelled context or Stop ends it early, with the
 // episodes played so far and ErrInterrupted.
 func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 	prog := cfg.Progress
@@ -44,7 +44,7 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 		eps[i] = r.episode
 	}
 	s := Summarize(eps, nil)
-	prog.End(fmt.Sprintf("eval %s: success %.2f (%d/%d), avg steps %.1f, %d errors", cfg.Method.Name(), s.SuccessRate, s.Successes, s.Tasks, s.AvgSteps, s.Errors))
+	prog.End(fmt.Sprintf("eval %s: success %.2f (%d/%d completed), avg steps %.1f, %d errored", cfg.Method.Name(), s.SuccessRate, s.Successes, s.Completed, s.AvgSteps, s.Errors))
 	if len(eps) < len(cfg.Tasks) {
 		return eps, fmt.Errorf("%w: evaluated %d of %d tasks", ErrInterrupted, len(eps), len(cfg.Tasks))
 	}

@@ -9,8 +9,17 @@ import (
 // Summary aggregates episodes of one method on one set of tasks, as the
 // papers report them (seed 002 Sec. 4.1.2: success rate, average score, SPL
 // by Eq. 8).
+//
+// An episode that ended in an error (a model call that failed after its
+// retry budget, a dead environment, a replay miss) is errored, not failed:
+// it is counted in Errors and left out of every rate and average, which are
+// over the Completed episodes only (issue 19 point 1). A summary with
+// errored episodes measures fewer tasks than it lists, and says so.
 type Summary struct {
-	Tasks       int     `json:"tasks"`
+	Tasks int `json:"tasks"`
+	// Completed is the number of episodes that ended without an error
+	// (Tasks - Errors): the denominator of every rate and average.
+	Completed   int     `json:"completed"`
 	Successes   int     `json:"successes"`
 	SuccessRate float64 `json:"success_rate"`
 	// AvgScore is the mean score, each normalised by its episode's maximum
@@ -31,7 +40,7 @@ type Summary struct {
 	// (Table 4); nil when the tasks' types are not in the table.
 	SPLPaper *float64 `json:"spl_paper,omitempty"`
 	AvgSteps float64  `json:"avg_steps"`
-	Errors   int      `json:"errors"` // episodes that ended in an error (counted as failures)
+	Errors   int      `json:"errored"` // episodes that ended in an error: not in the rates
 	// Unscored is true when no episode had a maximum score and none was won:
 	// the environment keeps no score (TextWorld's cleaning game), so
 	// AvgScore means nothing.
@@ -50,15 +59,22 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 	s.Unscored = true
 	for _, e := range eps {
 		o := e.Outcome
-		won := o.Won && o.Err == ""
+		if e.Task.OracleSteps <= 0 {
+			haveOracle = false
+		}
+		if havePaper && paperOracle[e.Task.Type] <= 0 {
+			havePaper = false
+		}
+		if o.Err != "" {
+			s.Errors++
+			continue
+		}
+		won := o.Won
 		if o.MaxScore > 0 || o.Won {
 			s.Unscored = false
 		}
 		if won {
 			s.Successes++
-		}
-		if o.Err != "" {
-			s.Errors++
 		}
 		switch {
 		case o.Lost && o.Score < 0:
@@ -79,14 +95,13 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 				splPaper += SPLTerm(L, o.Steps)
 			}
 		}
-		if e.Task.OracleSteps <= 0 {
-			haveOracle = false
-		}
-		if havePaper && paperOracle[e.Task.Type] <= 0 {
-			havePaper = false
-		}
 	}
-	n := float64(len(eps))
+	s.Completed = s.Tasks - s.Errors
+	if s.Completed == 0 {
+		s.SPL, s.SPLPaper = nil, nil
+		return s
+	}
+	n := float64(s.Completed)
 	s.SuccessRate = float64(s.Successes) / n
 	s.AvgScore = score / n
 	s.SR, s.AR = 100*s.SuccessRate, 100*s.AvgScore

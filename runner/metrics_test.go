@@ -22,22 +22,28 @@ func TestSummarizeSPL(t *testing.T) {
 		ep("put", 5, agent.Outcome{Won: true, Steps: 10, Score: 1, MaxScore: 1}),
 		// Done at the step limit, not won: 0, whatever the steps.
 		ep("clean", 6, agent.Outcome{Truncated: true, Steps: 6, MaxScore: 1}),
-		// Won but the episode ended in an error: counted as a failure.
+		// Won but the episode ended in an error: errored, in no rate (issue
+		// 19 point 1), neither a success nor a failure.
 		ep("clean", 6, agent.Outcome{Won: true, Steps: 6, Err: "boom"}),
 	}
 	s := Summarize(eps, map[string]int{"put": 4, "clean": 6})
-	if s.Successes != 2 || !near(s.SuccessRate, 0.5) || s.Errors != 1 {
-		t.Errorf("successes = %d, rate %v, errors %d; want 2, 0.5, 1", s.Successes, s.SuccessRate, s.Errors)
+	if s.Successes != 2 || !near(s.SuccessRate, 2.0/3) || s.Errors != 1 || s.Completed != 3 || s.Tasks != 4 {
+		t.Errorf("successes = %d, rate %v, errored %d, completed %d of %d; want 2, 2/3, 1, 3 of 4", s.Successes, s.SuccessRate, s.Errors, s.Completed, s.Tasks)
 	}
-	if s.SPL == nil || !near(*s.SPL, (1+0.5)/4) {
-		t.Errorf("SPL = %v, want %v", s.SPL, (1+0.5)/4)
+	if s.SPL == nil || !near(*s.SPL, (1+0.5)/3) {
+		t.Errorf("SPL = %v, want %v", s.SPL, (1+0.5)/3)
 	}
 	// Paper oracle: put is 4 steps: 4/4 = 1 and 4/10 = 0.4.
-	if s.SPLPaper == nil || !near(*s.SPLPaper, (1+0.4)/4) {
-		t.Errorf("SPLPaper = %v, want %v", s.SPLPaper, (1+0.4)/4)
+	if s.SPLPaper == nil || !near(*s.SPLPaper, (1+0.4)/3) {
+		t.Errorf("SPLPaper = %v, want %v", s.SPLPaper, (1+0.4)/3)
 	}
-	if !near(s.AvgSteps, 26.0/4) || !near(s.AvgScore, 0.5) {
+	if !near(s.AvgSteps, 20.0/3) || !near(s.AvgScore, 2.0/3) {
 		t.Errorf("avg steps %v, avg score %v", s.AvgSteps, s.AvgScore)
+	}
+	// Every episode errored: nothing measured, no rate pretends otherwise.
+	all := Summarize([]Episode{ep("put", 4, agent.Outcome{Err: "model down"})}, nil)
+	if all.Errors != 1 || all.Completed != 0 || all.SuccessRate != 0 || all.SPL != nil {
+		t.Errorf("all errored: %+v", all)
 	}
 }
 

@@ -55,6 +55,9 @@ type TrainConfig struct {
 	// saves a checkpoint and returns ErrInterrupted.
 	Stop     <-chan struct{}
 	Progress Progress // may be nil
+	// Resumed, when not nil, is called with the checkpoint directory once
+	// training has resumed from it, before any episode runs.
+	Resumed func(dir string)
 }
 
 // IterationStats is one iteration of training, for learning curves
@@ -65,7 +68,7 @@ type IterationStats struct {
 	Successes   int            `json:"successes"`
 	SuccessRate float64        `json:"success_rate"`
 	Steps       int            `json:"steps"`
-	Errors      int            `json:"errors"`
+	Errors      int            `json:"errors"`  // errored episodes (environment faults): not in SuccessRate
 	Epsilon     float64        `json:"epsilon"` // of the iteration's first episode
 	Size        map[string]int `json:"size,omitempty"`
 	// Counters are the method's running counts at the end of the iteration
@@ -151,6 +154,12 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			return res, err
 		}
 		res.ResumedFrom = dir
+		// A finished method resumes into no iteration at all: its last
+		// checkpoint is the one it resumed from.
+		res.Checkpoint = dir
+		if cfg.Resumed != nil {
+			cfg.Resumed(dir)
+		}
 	} else if !errors.Is(err, checkpoints.ErrNoCheckpoint) {
 		return res, fmt.Errorf("train: %w", err)
 	}
@@ -196,13 +205,32 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		if fatal == nil {
 			close(halt) // ends either's goroutine
 		}
+		// An episode cut short (by a method failure or a cancellation) may
+		// have written part of its effects into the method's memory; it is
+		// replayed on resume, so a checkpoint now would count those effects
+		// twice (issue 19 point 6). Such an iteration is not checkpointed:
+		// the last checkpoint holds only whole episodes, and resume replays
+		// what came after it (free from the response cache).
+		cut := 0
 		for _, r := range results {
-			if ctx.Err() != nil && r.err != nil {
-				continue // cut short by cancellation: replayed on resume
+			if r.err != nil && (ctx.Err() != nil || !isEnvError(r.err)) {
+				cut++
 			}
-			if r.err != nil && !isEnvError(r.err) {
-				continue // a method failure: replayed on resume
+		}
+		if cut > 0 {
+			prog.End(fmt.Sprintf("%s iteration %d/%d stopped: %d episodes cut short, nothing of this run since the last checkpoint is kept", cfg.Method.Name(), it+1, cfg.Iterations, cut))
+			res.History = st.History
+			last := res.Checkpoint
+			where := "no checkpoint yet: the same command starts over"
+			if last != "" {
+				where = fmt.Sprintf("checkpoint %s holds %d of %d episodes of iteration %d: run the same command again to resume", last, len(st.Done), n, it+1)
 			}
+			if fatal != nil {
+				return res, fmt.Errorf("train: %w; %s", fatal, where)
+			}
+			return res, fmt.Errorf("%w: %s", ErrInterrupted, where)
+		}
+		for _, r := range results {
 			st.Done = append(st.Done, r.index)
 			p := &st.Partial
 			p.Episodes++
@@ -218,8 +246,9 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		slices.Sort(st.Done)
 		p := &st.Partial
 		p.Seconds += time.Since(began).Seconds()
-		if p.Episodes > 0 {
-			p.SuccessRate = float64(p.Successes) / float64(p.Episodes)
+		if done := p.Episodes - p.Errors; done > 0 {
+			// Errored episodes are neither successes nor failures.
+			p.SuccessRate = float64(p.Successes) / float64(done)
 		}
 		interrupted := len(st.Done) < n
 		if !interrupted {
@@ -237,8 +266,8 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 				p.Counters = c.Counters()
 			}
 			st.History = append(st.History, *p)
-			line := fmt.Sprintf("%s iteration %d/%d: success %.2f (%d/%d), %d steps, %d errors, memory %s",
-				cfg.Method.Name(), it+1, cfg.Iterations, p.SuccessRate, p.Successes, p.Episodes, p.Steps, p.Errors, FormatSize(p.Size))
+			line := fmt.Sprintf("%s iteration %d/%d: success %.2f (%d/%d), %d steps, %d errored, memory %s",
+				cfg.Method.Name(), it+1, cfg.Iterations, p.SuccessRate, p.Successes, p.Episodes-p.Errors, p.Steps, p.Errors, FormatSize(p.Size))
 			if n, ok := p.Counters["checks"]; ok {
 				line += fmt.Sprintf(", forgetting %d checks %d prunes", n, p.Counters["prunes"])
 			}
@@ -357,3 +386,20 @@ type nopProgress struct{}
 func (nopProgress) Begin(string, int) {}
 func (nopProgress) Done(Episode)      {}
 func (nopProgress) End(string)        {}
+
+// CheckpointProgress reads the runner's state in a training checkpoint
+// directory: the iterations completed, and the episodes done in the
+// iteration in progress (0 when the checkpoint was committed at the end of
+// an iteration). eval uses it to say that a memory is mid-iteration.
+func CheckpointProgress(dir string) (iterations, episodesInProgress int, err error) {
+	path := filepath.Join(dir, progressFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	var st trainState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return st.Iteration, len(st.Done), nil
+}

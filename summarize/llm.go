@@ -5,6 +5,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
@@ -71,7 +72,14 @@ func (s *llmSession) Summarize(ctx context.Context, action string, obs envbridge
 	if err != nil {
 		return "", fmt.Errorf("summarize: %w", err)
 	}
-	return ParseReply(resp.Text)
+	state, repaired, err := ParseReplyRepaired(resp.Text)
+	if err != nil {
+		// The caller stops the episode: the reply is not used at all.
+		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
+		return "", err
+	}
+	llm.NoteParsed(ctx, Purpose, repaired)
+	return state, nil
 }
 
 // Messages renders the summariser's prompt: the style's system prompt and a
@@ -112,22 +120,39 @@ func systemTemplate(style envbridge.Style) string {
 // is folded and the result is bounded by MaxStateLen. An empty result is
 // ErrEmptySummary.
 func ParseReply(reply string) (string, error) {
-	s := strings.TrimSpace(reply)
-	s = strings.Trim(s, "`")
-	s = strings.TrimSpace(s)
-	for _, label := range []string{"summary of the current situation:", "summary:", "state:", "situation:"} {
-		if len(s) >= len(label) && strings.EqualFold(s[:len(label)], label) {
-			s = s[len(label):]
+	s, _, err := ParseReplyRepaired(reply)
+	return s, err
+}
+
+// ParseReplyRepaired is ParseReply that also says whether the reply needed
+// repair: a fence (with its language tag), a chat preamble or closing
+// remark, an emphasised label, quotes, or a JSON object around the summary
+// (internal/reply; issue 19: none of these may end up inside a state).
+func ParseReplyRepaired(reply string) (string, bool, error) {
+	s, repaired := replyfmt.Clean(reply)
+	if v, ok := replyfmt.JSONString(s, "summary", "state", "situation"); ok {
+		s, repaired = v, true
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if v, ok := replyfmt.Label(l, "summary of the current situation", "summary", "state", "situation"); ok {
+			rest := append([]string{v}, lines[i+1:]...)
+			s, repaired = strings.Join(rest, "\n"), true
 			break
 		}
 	}
 	s = fold(s)
-	s = strings.Trim(s, `"'`)
+	if u, changed := replyfmt.Unquote(s); changed && u != "" {
+		// Keep the summary's own final full stop: only quotes count.
+		if t := strings.Trim(strings.TrimSpace(s), "`\"'*_“”‘’"); t != strings.TrimSpace(s) {
+			s, repaired = t, true
+		}
+	}
 	s = clip(strings.TrimSpace(s), MaxStateLen)
 	if s == "" {
-		return "", fmt.Errorf("summarize: reply %q: %w", truncate(reply, 80), ErrEmptySummary)
+		return "", repaired, fmt.Errorf("summarize: reply %q: %w", truncate(reply, 80), ErrEmptySummary)
 	}
-	return s, nil
+	return s, repaired, nil
 }
 
 func truncate(s string, n int) string {

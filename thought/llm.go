@@ -6,6 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"math/rand/v2"
 	"strings"
 	"text/template"
@@ -108,8 +109,10 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 		}
 		th, act, err := ParseReply(resp.Text)
 		if err != nil {
+			llm.NoteUnusable(ctx, a.Purpose, llm.Skipped)
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
+		_, repaired := replyfmt.Clean(resp.Text)
 		last = Decision{Thought: th, Action: act, Attempts: i}
 		match, _, ok, err := MatchAdmissible(ctx, a.Embedder, act, admissible)
 		if err != nil {
@@ -117,7 +120,14 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 		}
 		if ok {
 			last.Action, last.Matched = match, true
+			llm.NoteParsed(ctx, a.Purpose, repaired)
 			return last, nil
+		}
+		if i < attempts {
+			llm.NoteUnusable(ctx, a.Purpose, llm.AskedAgain)
+		} else {
+			// The unmatched action goes to the environment as it is.
+			llm.NoteUnusable(ctx, a.Purpose, llm.Skipped)
 		}
 		var fb bytes.Buffer
 		if err := prompts.ExecuteTemplate(&fb, "retry.tmpl", struct {
@@ -192,7 +202,12 @@ func PutAction(admissible []string) string {
 // action is then empty and the caller retries). A reply with neither label is
 // taken as a bare thought. Only an empty reply is an error.
 func ParseReply(reply string) (thought, action string, err error) {
-	clean := strings.NewReplacer("**", "", "__", "", "`", "").Replace(reply)
+	c, _ := replyfmt.Clean(reply)
+	if act, ok := replyfmt.JSONString(c, "action"); ok {
+		th, _ := replyfmt.JSONString(c, "thought", "reason", "reasoning")
+		return strings.Join(strings.Fields(th), " "), firstLine(act), nil
+	}
+	clean := strings.NewReplacer("**", "", "__", "", "`", "").Replace(c)
 	// Fold ASCII letters only: strings.ToLower can change the byte length of
 	// other runes, and the indices found in lower index clean.
 	lower := fold.Lower(clean)
@@ -212,7 +227,7 @@ func ParseReply(reply string) (thought, action string, err error) {
 	}
 	thought = strings.Join(strings.Fields(thought), " ")
 	action = firstLine(action)
-	action = strings.Trim(strings.TrimSpace(action), `"'.`)
+	action, _ = replyfmt.Unquote(action)
 	if len(thought) > 1000 {
 		thought = thought[:1000]
 	}

@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
 	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
 	reportOnly := fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
+	fset.IntVar(&cfg.MaxErrors, "max-errors", 0, "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1")
 	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
 		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
@@ -57,6 +58,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(true)
+	if cfg.MaxErrors < 0 {
+		fmt.Fprintf(stderr, "eval: -max-errors %d: want 0 or more\n", cfg.MaxErrors)
+		return cli.ExitUsage
+	}
 	if *reportOnly {
 		dir, _, err := app.EvalDir(cfg)
 		if err != nil {

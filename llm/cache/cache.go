@@ -324,7 +324,7 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, fmt.Errorf("cache lookup: %w", err)
 	}
 	if found {
-		ch.c.opts.Meter.Hit(req.Purpose, ch.model)
+		llm.MetersFor(ctx, ch.c.opts.Meter).Hit(req.Purpose, ch.model, stored.Usage)
 		return llm.Response{Text: stored.Text, Model: stored.Model, Usage: stored.Usage, Cached: true}, nil
 	}
 	if ch.next == nil {
@@ -406,9 +406,10 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	var missing []string
 	where := map[string][]int{}
+	ms := llm.MetersFor(ctx, e.c.opts.Meter)
 	for i, v := range out {
 		if v != nil {
-			e.c.opts.Meter.Hit(llm.EmbedPurpose, e.model)
+			ms.Hit(llm.EmbedPurpose, e.model, llm.Usage{})
 			continue
 		}
 		if _, seen := where[texts[i]]; !seen {

@@ -241,6 +241,10 @@ type member struct {
 	// failedAt is when the last attempt through this member failed
 	// transiently (Unix nanoseconds; 0 after a success).
 	failedAt atomic.Int64
+	// answered is set once this server has answered in the API's JSON: a
+	// web page from it afterwards is a proxy's passing fault (retried), not
+	// a wrong base URL (issue 19 point 7).
+	answered atomic.Bool
 }
 
 // Cooldown is how long a server whose last attempt failed transiently is
@@ -399,15 +403,21 @@ func (c *Client) do(ctx context.Context, op, purpose, model string, p *pool, att
 		select {
 		case c.sem <- struct{}{}:
 		case <-ctx.Done():
-			return c.fail(op, purpose, model, last, n-1, failure{kind: ErrTimeout, cause: ctx.Err()})
+			return c.fail(ctx, op, purpose, model, last, n-1, failure{kind: ErrTimeout, cause: ctx.Err()})
 		}
 		m := p.pick(last, c.cfg.Now())
 		last = m
+		llm.MetersFor(ctx, c.cfg.Meter).Request(purpose, model)
 		actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 		hdr, err := attempt(actx, m)
 		f := failure{}
 		if err != nil {
 			f = classify(err, actx, hdr, c.cfg.Now(), c.key)
+			if f.kind == ErrNotAPI && m.answered.Load() {
+				f.kind = ErrTruncated
+			}
+		} else {
+			m.answered.Store(true)
 		}
 		cancel()
 		m.done(err != nil && transient(f.kind), c.cfg.Now())
@@ -421,21 +431,21 @@ func (c *Client) do(ctx context.Context, op, purpose, model string, p *pool, att
 			if f.kind == ErrTimeout || f.kind == ErrConnection {
 				f.kind = ErrTimeout
 			}
-			return c.fail(op, purpose, model, m, n, f)
+			return c.fail(ctx, op, purpose, model, m, n, f)
 		}
 		if !transient(f.kind) || n > c.cfg.Retries {
-			return c.fail(op, purpose, model, m, n, f)
+			return c.fail(ctx, op, purpose, model, m, n, f)
 		}
-		c.cfg.Meter.Retry(purpose, model)
+		llm.MetersFor(ctx, c.cfg.Meter).Retry(purpose, model)
 		if err := c.cfg.Sleep(ctx, max(c.backoff(n), f.retryAfter)); err != nil {
 			f.cause = err
-			return c.fail(op, purpose, model, m, n, f)
+			return c.fail(ctx, op, purpose, model, m, n, f)
 		}
 	}
 }
 
-func (c *Client) fail(op, purpose, model string, m *member, attempts int, f failure) error {
-	c.cfg.Meter.Error(purpose, model)
+func (c *Client) fail(ctx context.Context, op, purpose, model string, m *member, attempts int, f failure) error {
+	llm.MetersFor(ctx, c.cfg.Meter).Error(purpose, model)
 	e := &Error{Op: op, Model: model, Purpose: purpose, Status: f.status, Attempts: attempts,
 		Message: f.message, Kind: f.kind, Err: f.cause}
 	if m != nil {
@@ -485,7 +495,7 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
-	c.cfg.Meter.Call(req.Purpose, model, out.Usage)
+	llm.MetersFor(ctx, c.cfg.Meter).Call(req.Purpose, model, out.Usage)
 	return out, nil
 }
 
@@ -552,7 +562,9 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		if err != nil {
 			return nil, err
 		}
-		c.cfg.Meter.Call(llm.EmbedPurpose, model, usage)
+		ms := llm.MetersFor(ctx, c.cfg.Meter)
+		ms.Call(llm.EmbedPurpose, model, usage)
+		ms.Texts(llm.EmbedPurpose, model, len(chunk))
 		out = append(out, vecs...)
 	}
 	return out, nil

@@ -172,8 +172,12 @@ func TestChatFaults(t *testing.T) {
 			wantReqs: 4, wantKind: ErrTruncated},
 		{name: "empty body", h: llmtest.Always(llmtest.Fault{Empty: true}),
 			wantReqs: 4, wantKind: ErrTruncated},
+		// Issue 19 point 7: a base URL that serves a web page fails at once,
+		// saying so, instead of 6 retries ending in "invalid character '<'".
 		{name: "200 html", h: llmtest.Always(llmtest.Fault{Body: html}),
-			wantReqs: 4, wantKind: ErrTruncated},
+			wantReqs: 1, wantKind: ErrNotAPI},
+		{name: "200 html declared", h: llmtest.Always(llmtest.Fault{Body: "\n  <!DOCTYPE html><p>welcome</p>", ContentType: "text/html; charset=utf-8"}),
+			wantReqs: 1, wantKind: ErrNotAPI},
 		{name: "hangup", h: llmtest.Always(llmtest.Fault{Hangup: true}),
 			wantReqs: 4, wantKind: ErrConnection},
 		{name: "slower than the deadline", h: llmtest.Always(llmtest.Fault{Delay: 3 * time.Second}), timeout: 50 * time.Millisecond,
@@ -205,6 +209,9 @@ func TestChatFaults(t *testing.T) {
 				t.Errorf("requests = %d, want %d", got, tc.wantReqs)
 			}
 			st := meter.Report().ByPurpose["think"]
+			if st.Requests != int64(tc.wantReqs) {
+				t.Errorf("meter requests = %d, want %d (the server's count)", st.Requests, tc.wantReqs)
+			}
 			if st.Retries != int64(tc.wantReqs-1) {
 				t.Errorf("meter retries = %d, want %d", st.Retries, tc.wantReqs-1)
 			}
@@ -224,6 +231,9 @@ func TestChatFaults(t *testing.T) {
 			if !errors.Is(err, tc.wantKind) || e.Status != tc.wantCode || e.Model != "chat-model" ||
 				e.Purpose != "think" || e.Attempts != tc.wantReqs || e.BaseURL != srv.URL {
 				t.Errorf("err = %#v, want kind %v status %d model chat-model purpose think attempts %d", e, tc.wantKind, tc.wantCode, tc.wantReqs)
+			}
+			if tc.wantKind == ErrNotAPI && !strings.Contains(err.Error(), "HTML page") {
+				t.Errorf("error %q does not say the server sent an HTML page", err)
 			}
 			if !strings.Contains(e.Message, tc.wantMsg) {
 				t.Errorf("message %q lacks %q", e.Message, tc.wantMsg)

@@ -44,6 +44,10 @@ var (
 	// number of embeddings, wrong or inconsistent dimension, non-finite or
 	// zero vectors (permanent).
 	ErrBadReply = errors.New("unexpected reply")
+	// ErrNotAPI: the server answered 200 with an HTML page (or another
+	// non-JSON document it declared as such): the base URL points at a web
+	// page, not at the OpenAI API (permanent: retrying cannot help).
+	ErrNotAPI = errors.New("the server answered with an HTML page, not the OpenAI API: check the base URL (it usually ends in /v1)")
 	// ErrConfig: the Config is invalid (returned by New, or by Embed when no
 	// embedding model or dimension is configured).
 	ErrConfig = errors.New("invalid configuration")
@@ -149,6 +153,8 @@ func classify(err error, attemptCtx context.Context, hdr http.Header, now time.T
 		f.kind = ErrTimeout
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) && !isNetErr(err):
 		f.kind, f.cause = ErrTruncated, key.err(err)
+	case isJSONErr(err) && isHTML(hdr, err):
+		f.kind = ErrNotAPI
 	case isJSONErr(err):
 		f.kind, f.cause = ErrTruncated, key.err(err)
 	case isNetErr(err):
@@ -184,6 +190,16 @@ func isNetErr(err error) bool {
 	var ne net.Error
 	var ue *url.Error
 	return errors.As(err, &ne) || errors.As(err, &ue)
+}
+
+// isHTML reports whether a reply that failed to decode as JSON was a web
+// page: its Content-Type says text/html, or its body began with '<'.
+func isHTML(hdr http.Header, err error) bool {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(hdr.Get("Content-Type"))), "text/html") {
+		return true
+	}
+	var se *json.SyntaxError
+	return errors.As(err, &se) && strings.Contains(se.Error(), "invalid character '<'")
 }
 
 func isJSONErr(err error) bool {

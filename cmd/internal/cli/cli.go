@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.BoolVar(&cfg.LLM.SendDimensions, "send-dimensions", cfg.LLM.SendDimensions, "send -embed-dim to the server as \"dimensions\" (text-embedding-3-*)")
 	fs.Var(stringList{&cfg.LLM.ChatURLs}, "chat-url", "chat server base URL(s), comma-separated; requests spread across them (default: $OPENAI_BASE_URL, else OpenAI)")
 	fs.Var(stringList{&cfg.LLM.EmbedURLs}, "embed-url", "embedding server base URL(s), comma-separated (default: the chat URLs)")
+	fs.DurationVar(&cfg.ProgressEvery, "progress-every", app.DefaultProgressEvery, "when stderr is not a terminal, print a progress line at least this often (and at every tenth of a batch); negative: only at tenths")
 	fs.DurationVar(&cfg.LLM.Timeout, "timeout", cfg.LLM.Timeout, "deadline of one model request")
 	fs.IntVar(&cfg.LLM.Retries, "retries", cfg.LLM.Retries, "retries of a transient model failure (429, 5xx, timeouts), with exponential backoff")
 	fs.IntVar(&cfg.LLM.Concurrency, "concurrency", cfg.LLM.Concurrency, "model requests in flight at once (0: max(8, -workers))")
@@ -97,6 +99,9 @@ type Lists struct {
 func (l *Lists) Finish(forEval bool) {
 	if len(l.methods) > 0 {
 		l.cfg.Methods = expandMethods(l.methods, l.cfg.Run, forEval)
+		// -method all takes the methods that fit the environment; a
+		// method named on its own that cannot run there is refused.
+		l.cfg.FitOnly = slices.Contains(l.methods, "all") || slices.Contains(l.methods, app.AblationsKeyword)
 	}
 	// Local embeddings have one dimension: it follows them unless
 	// -embed-dim was given (then Validate checks it).

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/internal/faults"
+	"github.com/samem/trainer/llm/llmtest"
+)
+
+// decorate answers as SAMemReplies does, wrapped the way chat models often
+// wrap an answer, in turn by arrival: fences with and without a language
+// tag, a preamble and a closing remark, bold labels with a quoted action
+// and a trailing full stop, a quoted summary, lower case labels; and fails
+// every 9th call with a 500 and every 13th with a 429.
+func decorate(h llmtest.Handler) llmtest.Handler {
+	return func(c llmtest.Call) llmtest.Reply {
+		switch {
+		case c.N%13 == 0:
+			return llmtest.Reply{Fault: llmtest.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0"}}
+		case c.N%9 == 0:
+			return llmtest.Reply{Fault: llmtest.Fault{Status: http.StatusInternalServerError}}
+		}
+		r := h(c)
+		if c.Chat == nil || r.Fault != (llmtest.Fault{}) {
+			return r
+		}
+		t := r.Text
+		switch c.N % 6 {
+		case 0:
+			t = "```\n" + t + "\n```"
+		case 1:
+			t = "```json\n" + t + "\n```"
+		case 2:
+			t = "Sure! Here is my answer.\n" + t + "\nLet me know if you need anything else."
+		case 3:
+			if i := strings.Index(t, "Action: "); i >= 0 {
+				t = strings.Replace(t[:i], "Thought:", "**Thought:**", 1) + "**Action:** \"" + t[i+len("Action: "):] + ".\""
+			} else if strings.HasPrefix(t, "is_valid") {
+				t = "**is_valid**: True"
+			} else {
+				t = "\"" + t + "\""
+			}
+		case 4:
+			t = strings.NewReplacer("Thought:", "thought:", "Action:", "action:", "is_valid: True", "IS_VALID: true").Replace(t)
+		}
+		r.Text = t
+		return r
+	}
+}
+
+func readUsage(t *testing.T, path string) app.Account {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("usage: %v", err)
+	}
+	var a app.Account
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return a
+}
+
+// TestDecoratedRepliesEndToEnd (issue 19): train and eval through the
+// built commands and llm/openai against a local server that answers in the
+// decorated shapes real chat models produce and fails at a set rate. The
+// exit codes, usage equal to the server's own request count, a fallback
+// share under 5 % for every role, and no decoration in any memory.
+// Covered: SAMem's roles (summarize, think, check) and the no-memory
+// baseline; the server has no replies for the other methods' prompts.
+func TestDecoratedRepliesEndToEnd(t *testing.T) {
+	train, eval := binary(t, "train"), binary(t, "eval")
+	srv := llmtest.NewServer(t, decorate(faults.SAMemReplies()))
+	run := filepath.Join(t.TempDir(), "run")
+	model := []string{"-run", run, "-llm", "openai", "-chat-model", "deco-chat", "-embed-model", "deco-embed", "-embed-dim", "32",
+		"-send-dimensions", "-chat-url", srv.URL, "-retries", "5", "-cache", "off", "-workers", "2"}
+	out, err := exec.Command(train, append(model, "-method", "samem", "-iterations", "2", "-per-type", "1", "-max-steps", "6")...).CombinedOutput()
+	if exitCode(err) != 0 {
+		t.Fatalf("train: %v\n%s", err, out)
+	}
+	tr := readUsage(t, filepath.Join(run, app.TrainUsageFile))
+	t.Logf("train: server saw %d requests; account: %d requests, %d answered, %d retries, %d failures", srv.Requests(), tr.Run.Total.Requests, tr.Run.Total.Calls, tr.Run.Total.Retries, tr.Run.Total.Errors)
+	if got := tr.Run.Total.Requests; got != int64(srv.Requests()) {
+		t.Errorf("train usage: %d requests, the server saw %d", got, srv.Requests())
+	}
+	if tr.Run.Total.Retries == 0 || tr.Run.Total.Errors != 0 {
+		t.Errorf("train usage: %d retries %d failures; want the injected faults retried", tr.Run.Total.Retries, tr.Run.Total.Errors)
+	}
+	checkRoles(t, "train", tr)
+
+	// No decoration became memory.
+	dir, meta, err := faults.LatestCheckpoint(t.Context(), filepath.Join(run, "samem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := checkpoints.LoadSAMem(t.Context(), filepath.Join(dir, "samem"), int(meta.EmbedDim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range [][]checkpoints.ClusterRow{st.States, st.Thoughts} {
+		for _, r := range rows {
+			if strings.ContainsAny(r.Text, "`*\"") || strings.Contains(r.Text, "Sure") || strings.Contains(r.Text, "Let me know") || strings.HasPrefix(r.Text, "json") {
+				t.Errorf("decoration in memory: %q", r.Text)
+			}
+		}
+	}
+
+	before := srv.Requests()
+	out, err = exec.Command(eval, append(model, "-method", "samem,nomemory", "-tasks", "3")...).CombinedOutput()
+	if exitCode(err) != 0 {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	ev := readUsage(t, filepath.Join(run, "eval", "valid_unseen", app.EvalUsageFile))
+	if got := ev.Run.Total.Requests; got != int64(srv.Requests()-before) {
+		t.Errorf("eval usage: %d requests, the server saw %d", got, srv.Requests()-before)
+	}
+	var sum int64
+	for _, m := range ev.Methods {
+		sum += m.Total.Requests
+	}
+	if sum != ev.Run.Total.Requests {
+		t.Errorf("eval: the methods' requests add up to %d, the run's are %d", sum, ev.Run.Total.Requests)
+	}
+	checkRoles(t, "eval", ev)
+
+	// The model goes away (404: a wrong path): every episode errors; eval
+	// exits 1 and keeps the complete results; -max-errors tolerates them.
+	summary := filepath.Join(run, "eval", "valid_unseen", app.SummaryFile)
+	good, _ := os.ReadFile(summary)
+	srv.SetHandler(llmtest.Always(llmtest.Fault{Status: http.StatusNotFound, Message: "no such path"}))
+	out, err = exec.Command(eval, append(model, "-method", "nomemory", "-tasks", "2")...).CombinedOutput()
+	if exitCode(err) != 1 || !strings.Contains(string(out), "episodes ended in an error") || !strings.Contains(string(out), "model usage") {
+		t.Errorf("eval against a dead model: %v, want exit 1 naming the errored episodes and printing usage\n%s", err, out)
+	}
+	if now, _ := os.ReadFile(summary); string(now) != string(good) {
+		t.Error("the failed eval replaced the complete results")
+	}
+	out, err = exec.Command(eval, append(model, "-method", "nomemory", "-tasks", "2", "-max-errors", "2")...).CombinedOutput()
+	if exitCode(err) != 0 {
+		t.Errorf("eval -max-errors 2: %v, want exit 0\n%s", err, out)
+	}
+}
+
+// checkRoles: every role that parsed replies used at least 95 % of them.
+func checkRoles(t *testing.T, what string, a app.Account) {
+	t.Helper()
+	seen := 0
+	for name, m := range a.Methods {
+		for role, s := range m.ByPurpose {
+			if s.Replies == 0 {
+				continue
+			}
+			seen++
+			t.Logf("%s %s %s: %d replies, %d repaired, %d unusable (%d asked again, %d fell back, %d skipped), fallback %.1f%%",
+				what, name, role, s.Replies, s.Repaired, s.Unusable, s.AskedAgain, s.FellBack, s.Skipped, 100*s.FallbackShare())
+			if s.FallbackShare() >= 0.05 || float64(s.Unusable) >= 0.05*float64(s.Replies) {
+				t.Errorf("%s %s %s: %d replies, %d unusable (%d asked again, %d fell back, %d skipped)", what, name, role, s.Replies, s.Unusable, s.AskedAgain, s.FellBack, s.Skipped)
+			}
+			if s.Repaired == 0 {
+				t.Errorf("%s %s %s: no reply counted as repaired though most were decorated", what, name, role)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Errorf("%s: no role counted any reply", what)
+	}
+}

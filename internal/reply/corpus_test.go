@@ -1,0 +1,83 @@
+package reply_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/forget"
+	"github.com/samem/trainer/memstream"
+	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
+)
+
+// parsers maps each role of testdata/corpus.json to its own parser, giving
+// the part of the reply the role uses.
+var parsers = map[string]func(string) (string, error){
+	"summarize": summarize.ParseReply,
+	"think": func(s string) (string, error) {
+		_, a, err := thought.ParseReply(s)
+		return a, err
+	},
+	"check": func(s string) (string, error) {
+		v, err := forget.ParseVerdict(s)
+		return fmt.Sprint(v), err
+	},
+	"clin.controller": func(s string) (string, error) {
+		r, ok := clin.ParseReply(s)
+		return r.Action, okErr(ok)
+	},
+	"arigraph.explore": func(s string) (string, error) {
+		v, ok := arigraph.ParseBool(s)
+		return fmt.Sprint(v), okErr(ok)
+	},
+	"arigraph.decide": func(s string) (string, error) {
+		_, a, ok := arigraph.ParseDecision(s)
+		return a, okErr(ok)
+	},
+	"memstream.insights": func(s string) (string, error) {
+		ins := memstream.ParseInsights(s, 3)
+		if len(ins) != 1 {
+			return fmt.Sprint(ins), fmt.Errorf("%d insights, want 1", len(ins))
+		}
+		return ins[0].Text, nil
+	},
+	"reflexion.reflect": baseline.ParseReflection,
+}
+
+func okErr(ok bool) error {
+	if !ok {
+		return fmt.Errorf("not parsed")
+	}
+	return nil
+}
+
+// TestCorpus (issue 19 point 5): the reply shapes real chat models produce,
+// per role, as golden inputs: every one is read as its plain form is.
+func TestCorpus(t *testing.T) {
+	b, err := os.ReadFile("testdata/corpus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus map[string][]struct{ Reply, Want string }
+	if err := json.Unmarshal(b, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	for role, cases := range corpus {
+		parse := parsers[role]
+		if parse == nil {
+			t.Errorf("role %s has no parser in this test", role)
+			continue
+		}
+		for _, c := range cases {
+			got, err := parse(c.Reply)
+			if err != nil || got != c.Want {
+				t.Errorf("%s: %q -> %q, %v; want %q", role, c.Reply, got, err, c.Want)
+			}
+		}
+	}
+}
