@@ -54,7 +54,13 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	}
 	e.vm = vg
 	e.maxScore = g.maxScore
-	if sc, ok := vg.score(opening, 0, false); ok {
+	e.clean = nil
+	if g.cleanRight != nil {
+		// Seed 000's Cleaning games keep no score of their own: it is
+		// counted from the items put in their right places.
+		e.clean = NewCleaning(*g.cleanStart, *g.cleanRight)
+		e.maxScore = e.clean.Max()
+	} else if sc, ok := vg.score(opening, 0, false); ok {
 		e.score = sc
 	}
 	e.started, e.done = true, false
@@ -98,7 +104,9 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 	}
 	prev := e.score
 	end := vg.ending(out)
-	if sc, ok := vg.score(out, prev, end == EndWon); ok {
+	if e.clean != nil {
+		e.score += e.clean.Step(action, out)
+	} else if sc, ok := vg.score(out, prev, end == EndWon); ok {
 		e.score = sc
 	}
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: e.observe(out)}}
