@@ -145,8 +145,8 @@ type game struct {
 	// belong; nil for other games and for a Cleaning game with no default
 	// layout beside it.
 	cleanStart, cleanRight *Layout
-	story     []byte   // the story file (in-process)
-	binding   *Binding // never nil
+	story                  []byte   // the story file (in-process)
+	binding                *Binding // never nil
 }
 
 // Suite offers the games of one story file or of a folder of story files
