@@ -341,7 +341,10 @@ func TestFakeInterpreters(t *testing.T) {
 		}
 	})
 	t.Run("silent: timeout kills", func(t *testing.T) {
-		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 300 * time.Millisecond})
+		// The fake hangs for an hour on "look" and answers everything else
+		// at once, so a 10 s deadline separates the two whatever the load
+		// (300 ms could expire while a busy machine started the child).
+		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
