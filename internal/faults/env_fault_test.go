@@ -101,7 +101,7 @@ func TestTrainSurvivesBrokenEnvironments(t *testing.T) {
 	}
 	reasons := map[string]string{
 		"crash-2":   "exited during step",
-		"hang-2":    "no answer to step within 1s",
+		"hang-2":    "no answer to step within 6s",
 		"garbage-2": "Traceback",
 		"long-2":    "line too long",
 		"ok-2b":     "unknown_task",
