@@ -58,7 +58,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Var(float32Flag{&cfg.SAMem.Threshold}, "threshold", "samem: cosine similarity threshold of state clustering (default 0.85, seed 002 Sec. 4.4)")
 	fs.Var(float32Flag{&cfg.SAMem.ThoughtThreshold}, "thought-threshold", "samem: cosine similarity threshold of thought clustering (default 0.85)")
 	fs.BoolVar(&cfg.SAMem.NoForgetting, "no-forgetting", cfg.SAMem.NoForgetting, "samem: turn the forgetting step off (seed 002 Fig. 6)")
-	fs.Float64Var(&cfg.SAMem.Alpha, "alpha", cfg.SAMem.Alpha, "samem: learning rate of Eq. 5 in (0, 1] (default 0.2, qlearn.DefaultAlpha)")
+	fs.Float64Var(&cfg.SAMem.Alpha, "alpha", cfg.SAMem.Alpha, "samem: learning rate of Eq. 5 in (0, 1] (default 0.05, qlearn.DefaultAlpha)")
 	fs.StringVar(&cfg.SAMem.Schedule, "schedule", cfg.SAMem.Schedule, "samem: what t and T of the epsilon schedule (Eq. 7) count: episode (default) or step (Algorithm 1)")
 	fs.BoolVar(&cfg.SAMem.ForgetDropZero, "forget-drop-zero", cfg.SAMem.ForgetDropZero, "samem: after forgetting, also remove every all-zero state row and thought column (a clean-up beyond seed 002 Sec. 3.2)")
 	fs.BoolVar(&cfg.SAMem.RetryZero, "retry-zero", cfg.SAMem.RetryZero, "samem: exploring steps retry, half of the time, a tried thought whose Q is still 0 in a state with a positive thought")
