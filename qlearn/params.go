@@ -29,7 +29,7 @@ const (
 	// with 5 tasks per type and 0.608 with 20 (7 and 3 of 10 cells at >=
 	// 0.85 on both seeds); alpha 0.05 gave 0.952 and 0.998 (9 and 10 of 10).
 	// Neither is good with 1 task per type (about 0.67) or all 600 tasks
-	// (0.36 on world seed 1); README "SAMem sweep" has the tables. An
+	// (0.34 over world seeds 1-10); README "SAMem sweep" has the tables. An
 	// earlier measurement (2 workers) had chosen 0.2 over 0.5.
 	DefaultAlpha = 0.05
 	// DefaultGamma is the discount factor. With 0.9 a final reward of 1 is
