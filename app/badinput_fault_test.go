@@ -53,6 +53,8 @@ func TestBadConfigurationRefused(t *testing.T) {
 		{"ablation", func(c *app.Config) { c.Ablation = "no-brain" }, `-ablation: unknown ablation "no-brain"`},
 		{"threshold", func(c *app.Config) { c.SAMem.Threshold = 1.5 }, "-threshold: 1.5: want a cosine similarity in [0, 1]"},
 		{"thought-threshold", func(c *app.Config) { c.SAMem.ThoughtThreshold = -0.1 }, "-thought-threshold: -0.1"},
+		{"alpha", func(c *app.Config) { c.SAMem.Alpha = 2 }, "-alpha: 2"},
+		{"schedule", func(c *app.Config) { c.SAMem.Schedule = "hourly" }, "-schedule: \"hourly\""},
 		{"empty run", func(c *app.Config) { c.Run = " " }, "-run: the run directory must not be empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

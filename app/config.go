@@ -331,6 +331,12 @@ func (c *Config) Validate() error {
 	if t := c.SAMem.ThoughtThreshold; t < 0 || t > 1 {
 		return bad("thought-threshold", "%v: want a cosine similarity in [0, 1]", t)
 	}
+	if a := c.SAMem.Alpha; a != 0 && !(a > 0 && a <= 1) {
+		return bad("alpha", "%v: want a learning rate in (0, 1]", a)
+	}
+	if s := c.SAMem.Schedule; s != "" && s != samem.ScheduleStep && s != samem.ScheduleEpisode {
+		return bad("schedule", "%q: want %s or %s", s, samem.ScheduleEpisode, samem.ScheduleStep)
+	}
 	return nil
 }
 

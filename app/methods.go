@@ -149,7 +149,7 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 		// "w/o situation processing" (seed 002 Table 2): the raw observation is the state.
 		return summarize.Raw{}
 	case b.Offline():
-		return summarize.Offline{}
+		return summarize.Offline{TaskProgress: cfg.SAMem.TaskProgress}
 	}
 	return summarize.NewLLM(b.Chat)
 }

@@ -19,7 +19,13 @@ type Forgetter struct {
 	// MinThoughts: states with more than this many non-zero thoughts are
 	// checked; default DefaultMinThoughts.
 	MinThoughts int
-	checked     map[[2]int64]float64
+	// DropZero adds a clean-up that seed 002 does not have: after the
+	// paper's step, every state row and thought column with no non-zero Q
+	// is removed too (Table.DropEmpty), including thoughts tried and still
+	// at 0 that no check rejected. Off by default; what it removes is
+	// reported apart (Result.CleanedStates, CleanedThoughts).
+	DropZero bool
+	checked  map[[2]int64]float64
 	// Checks and Prunes count, over the Forgetter's life, the logical checks
 	// made and the thoughts found invalid.
 	Checks, Prunes int
@@ -33,19 +39,36 @@ func New(checker Checker) *Forgetter {
 // Result is what one forgetting pass did.
 type Result struct {
 	Checked, Pruned int
-	// RemovedStates and RemovedThoughts are the ids of the empty rows and
-	// columns dropped from the table; the caller removes their clusters.
+	// PrunedPairs are the (state, thought) pairs set to 0 by this pass.
+	PrunedPairs [][2]int64
+	// RemovedStates and RemovedThoughts are the ids of the rows and columns
+	// this pass's prunes left empty, dropped from the table (Sec. 3.2); the
+	// caller removes their clusters.
 	RemovedStates, RemovedThoughts []int64
+	// CleanedStates and CleanedThoughts are the other all-zero rows and
+	// columns removed by the optional clean-up (DropZero); the caller
+	// removes their clusters too.
+	CleanedStates, CleanedThoughts []int64
 }
 
-// Run makes one pass: every crowded state's lowest-valued non-zero thought
-// is checked (states in increasing id order, so a pass is deterministic); an
-// invalid one is set to Q = 0; then empty rows and columns are dropped.
-// stateText and thoughtText give the representative texts of cluster ids.
-// On a checker error the pass stops; what it pruned so far stays pruned and
-// is returned with the error.
-func (f *Forgetter) Run(ctx context.Context, t *qlearn.Table, stateText, thoughtText func(int64) string) (Result, error) {
-	var res Result
+// Run makes one pass of the forgetting step of seed 002 Sec. 3.2: every
+// crowded state's lowest-valued non-zero thought is checked (states in
+// increasing id order, so a pass is deterministic); one the check rejects
+// is softly pruned (Q = 0); then the rows and columns of the pruned pairs
+// that are left empty (no non-zero Q) are removed. Nothing else is removed
+// unless DropZero is set. stateText and thoughtText give the representative
+// texts of cluster ids. On a checker error the pass stops; what it pruned so
+// far stays pruned (and emptied rows and columns are removed) and is
+// returned with the error.
+func (f *Forgetter) Run(ctx context.Context, t *qlearn.Table, stateText, thoughtText func(int64) string) (res Result, err error) {
+	var prunedStates, prunedThoughts []int64
+	defer func() {
+		res.RemovedStates, res.RemovedThoughts = t.DropEmptyOf(prunedStates, prunedThoughts)
+		if f.DropZero {
+			res.CleanedStates, res.CleanedThoughts = t.DropEmpty()
+		}
+		f.forgetChecked(res)
+	}()
 	for _, s := range t.StateIDs() {
 		if t.NonZero(s) <= f.MinThoughts {
 			continue
@@ -72,24 +95,31 @@ func (f *Forgetter) Run(ctx context.Context, t *qlearn.Table, stateText, thought
 			return res, fmt.Errorf("forget: prune state %d thought %d: %w", s, th, err)
 		}
 		delete(f.checked, key)
+		prunedStates = append(prunedStates, s)
+		prunedThoughts = append(prunedThoughts, th)
 		res.Pruned++
+		res.PrunedPairs = append(res.PrunedPairs, key)
 		f.Prunes++
 	}
-	res.RemovedStates, res.RemovedThoughts = t.DropEmpty()
-	if len(res.RemovedStates)+len(res.RemovedThoughts) > 0 {
-		gone := make(map[int64]bool, len(res.RemovedStates))
-		for _, s := range res.RemovedStates {
-			gone[s] = true
-		}
-		goneTh := make(map[int64]bool, len(res.RemovedThoughts))
-		for _, th := range res.RemovedThoughts {
-			goneTh[th] = true
-		}
-		for k := range f.checked {
-			if gone[k[0]] || goneTh[k[1]] {
-				delete(f.checked, k)
-			}
+	return res, nil
+}
+
+// forgetChecked drops the remembered checks of removed rows and columns.
+func (f *Forgetter) forgetChecked(res Result) {
+	gone := map[int64]bool{}
+	goneTh := map[int64]bool{}
+	for _, s := range append(res.RemovedStates, res.CleanedStates...) {
+		gone[s] = true
+	}
+	for _, th := range append(res.RemovedThoughts, res.CleanedThoughts...) {
+		goneTh[th] = true
+	}
+	if len(gone)+len(goneTh) == 0 {
+		return
+	}
+	for k := range f.checked {
+		if gone[k[0]] || goneTh[k[1]] {
+			delete(f.checked, k)
 		}
 	}
-	return res, nil
 }

@@ -39,7 +39,7 @@ var rules = map[string]rule{
 	thought.ToAppliance:  {need: []string{summarize.NeedsPrefix}},
 	thought.UseAppliance: {need: []string{summarize.AtAppliance}},
 	thought.ToDest:       {deny: notHeld},
-	thought.PlaceHere:    {need: []string{summarize.AtDestination}},
+	thought.PlaceHere:    {need: []string{summarize.AtDestination, summarize.FirstOfMore}},
 	thought.UseLamp:      {need: []string{summarize.AtLamp}},
 	thought.FindLamp:     {need: []string{summarize.MustExamine, summarize.AtLamp}},
 	thought.Search:       {need: searching},

@@ -346,10 +346,12 @@ func (t *Table) Entries() []Entry {
 	return out
 }
 
-// DropEmpty removes the empty state rows and thought columns of the table
-// (seed 002 Sec. 3.2, forgetting: "empty state rows or thought columns are
-// subsequently removed") and returns their ids in ascending order, so the
-// caller can remove the matching clusters.
+// DropEmpty removes every empty state row and thought column of the table
+// and returns their ids in ascending order, so the caller can remove the
+// matching clusters. It is the optional clean-up of forgetting
+// (forget.Forgetter.DropZero), more than seed 002 Sec. 3.2 asks: a thought
+// tried once whose Q is still 0 is empty by this rule although nothing
+// judged it invalid. DropEmptyOf is the paper's removal.
 //
 // The rule: a state row is empty when none of its entries has a non-zero
 // Q; a thought column is empty when none of its entries, in any row, has a
@@ -361,31 +363,69 @@ func (t *Table) Entries() []Entry {
 // States and thoughts the table never held (a state seen only as a next
 // state) are not reported: use HasState and HasThought for those.
 func (t *Table) DropEmpty() (states, thoughts []int64) {
-	for s, r := range t.rows {
-		if r.nonzero == 0 {
-			states = append(states, s)
+	return t.dropEmpty(nil, nil, true)
+}
+
+// DropEmptyOf is DropEmpty restricted to the given state rows and thought
+// columns: of those, the ones that are empty (no non-zero Q) are removed
+// and returned in ascending order; every other row and column stays, zero
+// entries included. Forgetting calls it with the rows and columns of the
+// thoughts it pruned (seed 002 Sec. 3.2: "invalid thoughts are softly
+// pruned by setting their Q-values to zero, and empty state rows or thought
+// columns are subsequently removed"). Ids the table does not hold are
+// ignored.
+func (t *Table) DropEmptyOf(states, thoughts []int64) (droppedStates, droppedThoughts []int64) {
+	return t.dropEmpty(states, thoughts, false)
+}
+
+func (t *Table) dropEmpty(candStates, candThoughts []int64, all bool) (states, thoughts []int64) {
+	if all {
+		for s, r := range t.rows {
+			if r.nonzero == 0 {
+				states = append(states, s)
+			}
 		}
-	}
-	for th, c := range t.cols {
-		if c.nonzero == 0 {
-			thoughts = append(thoughts, th)
+		for th, c := range t.cols {
+			if c.nonzero == 0 {
+				thoughts = append(thoughts, th)
+			}
+		}
+	} else {
+		for _, s := range candStates {
+			if r := t.rows[s]; r != nil && r.nonzero == 0 && !slices.Contains(states, s) {
+				states = append(states, s)
+			}
+		}
+		for _, th := range candThoughts {
+			if c := t.cols[th]; c != nil && c.nonzero == 0 && !slices.Contains(thoughts, th) {
+				thoughts = append(thoughts, th)
+			}
 		}
 	}
 	slices.Sort(states)
 	slices.Sort(thoughts)
 	for _, s := range states {
 		for _, c := range t.rows[s].cells {
-			t.cols[c.th].n--
+			col := t.cols[c.th]
+			col.n--
 			t.n--
+			if col.n == 0 && !all {
+				// Its only entries were in this row, all zero: the column
+				// is empty now, and was emptied by the same removal.
+				if !slices.Contains(thoughts, c.th) {
+					thoughts = append(thoughts, c.th)
+				}
+			}
 		}
 		delete(t.rows, s)
 	}
+	slices.Sort(thoughts)
 	if len(thoughts) > 0 {
 		drop := make(map[int64]bool, len(thoughts))
 		for _, th := range thoughts {
 			drop[th] = true
 		}
-		for _, r := range t.rows {
+		for s, r := range t.rows {
 			kept := r.cells[:0]
 			for _, c := range r.cells {
 				if drop[c.th] {
@@ -398,13 +438,23 @@ func (t *Table) DropEmpty() (states, thoughts []int64) {
 			}
 			clear(r.cells[len(kept):])
 			r.cells = kept
+			if len(kept) == 0 {
+				// Only possible when every entry of the row was in a dropped
+				// (zero) column: the row is empty and has no entry left.
+				delete(t.rows, s)
+				if !slices.Contains(states, s) {
+					states = append(states, s)
+				}
+			}
 		}
 	}
 	for _, th := range thoughts {
 		delete(t.cols, th)
 	}
-	// Columns whose only entries were in removed rows are empty by the rule
-	// above and were listed in thoughts; any other column still has entries.
+	slices.Sort(states)
+	// With all, columns whose only entries were in removed rows are empty by
+	// the rule above and were listed in thoughts; any other column still has
+	// entries.
 	return states, thoughts
 }
 

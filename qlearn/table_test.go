@@ -178,6 +178,49 @@ func TestBestTieBreaking(t *testing.T) {
 	}
 }
 
+func TestDropEmptyOf(t *testing.T) {
+	// Same table as TestDropEmpty. Only the listed rows and columns may go:
+	// state 2 and thought 40 are empty but not listed, so they stay.
+	es := []Entry{
+		{1, 10, 0.5, 1, 1}, {1, 20, 0, 1, 1},
+		{2, 10, 0, 1, 1}, {2, 40, 0, 1, 1},
+		{3, 10, 0, 1, 1}, {3, 30, -0.3, 1, 1}, {3, 20, 0, 1, 1},
+	}
+	tb, err := FromEntries(DefaultParams(), es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Listed but not empty (state 1, thought 10), listed and empty
+	// (thought 20), listed twice, and unknown ids (state 9, thought 90).
+	states, thoughts := tb.DropEmptyOf([]int64{1, 9}, []int64{10, 20, 20, 90})
+	if len(states) != 0 || !slices.Equal(thoughts, []int64{20}) {
+		t.Errorf("DropEmptyOf = %v, %v; want [], [20]", states, thoughts)
+	}
+	want := []Entry{{1, 10, 0.5, 1, 1}, {2, 10, 0, 1, 1}, {2, 40, 0, 1, 1}, {3, 10, 0, 1, 1}, {3, 30, -0.3, 1, 1}}
+	if got := tb.Entries(); !slices.Equal(got, want) {
+		t.Errorf("Entries() after DropEmptyOf = %v, want %v", got, want)
+	}
+	// Pruning thought 30 in state 3 empties row 3 and column 30; removing
+	// row 3 leaves no other entry of either.
+	must(t, tb.Set(3, 30, 0))
+	states, thoughts = tb.DropEmptyOf([]int64{3}, []int64{30})
+	if !slices.Equal(states, []int64{3}) || !slices.Equal(thoughts, []int64{30}) {
+		t.Errorf("DropEmptyOf after pruning = %v, %v; want [3], [30]", states, thoughts)
+	}
+	if tb.Len() != 3 || tb.States() != 2 || tb.Thoughts() != 2 {
+		t.Errorf("Len, States, Thoughts = %d, %d, %d; want 3, 2, 2", tb.Len(), tb.States(), tb.Thoughts())
+	}
+	// A row all of whose entries are in a dropped column goes with it.
+	tb2, err := FromEntries(DefaultParams(), []Entry{{1, 10, 0, 1, 1}, {2, 20, 0.4, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, thoughts = tb2.DropEmptyOf(nil, []int64{10})
+	if !slices.Equal(states, []int64{1}) || !slices.Equal(thoughts, []int64{10}) || tb2.Len() != 1 || tb2.HasState(1) {
+		t.Errorf("DropEmptyOf(column 10) = %v, %v, len %d; want [1], [10], 1", states, thoughts, tb2.Len())
+	}
+}
+
 func TestDropEmpty(t *testing.T) {
 	// Rows: state 1 has a value; state 2 is all zero; state 3 has a value
 	// only through thought 30. Thought 20 is zero everywhere; thought 10 is

@@ -16,7 +16,6 @@ type episode struct {
 	s   agent.Start
 	sum summarize.Session
 	th  thought.Session
-	eps float64
 
 	stateText string
 	stateVec  []float32
@@ -66,10 +65,12 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 		e.started = true
 	}
-	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.eps
+	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.m.Epsilon(e.s)
 	guide := ""
 	if !explore {
 		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
+	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < RetryZeroShare {
+		guide = e.m.retryZero(e.state)
 	}
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})
 	if err != nil {
@@ -150,6 +151,43 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 		return ""
 	}
 	count(true)
+	return m.thoughts.Text(th)
+}
+
+// retryZero is the thought an exploring step retries in state s, or "":
+// when the state has a thought of positive value, then of its thoughts that
+// were tried and still have Q = 0 (and that no forgetting check rejected),
+// the least visited (ties: the smaller id). A state with no positive
+// thought needs no retry: the argmax gives no guidance there, so every step
+// in it explores freely.
+//
+// Why: rewards are sparse, so a thought tried while its successor state had
+// no value yet gets Q = 0 (Eq. 4-5 with r = 0 and max Q(s') = 0) however
+// good it is, and under Eq. 6 the argmax then prefers any positive thought
+// for ever, even one worth little (issue 15: "process the item with the
+// appliance" tried once at 0, never again; 0.44 success on world seed 13).
+// Exploring steps retry such thoughts so that their value is learned once
+// the successor's value is known. Unexplored thoughts the model has not
+// proposed here are still found by the free exploration of Eq. 6.
+func (m *Method) retryZero(s int64) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, q, ok := m.table.Best(s); !ok || q <= 0 {
+		return ""
+	}
+	th, ok := int64(0), false
+	var least int64
+	for _, e := range m.table.Row(s) {
+		if e.Q != 0 || e.Visits == 0 || m.pruned[[2]int64{s, e.Thought}] {
+			continue
+		}
+		if !ok || e.Visits < least || (e.Visits == least && e.Thought < th) {
+			th, least, ok = e.Thought, e.Visits, true
+		}
+	}
+	if !ok {
+		return ""
+	}
 	return m.thoughts.Text(th)
 }
 

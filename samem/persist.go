@@ -1,12 +1,14 @@
 package samem
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,7 +28,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 		m.mu.Unlock()
 		return fmt.Errorf("save samem: %w", err)
 	}
-	clock, err := json.Marshal(progress{Step: m.step, Stats: m.stats, NextState: m.states.NextID(), NextThought: m.thoughts.NextID()})
+	clock, err := json.Marshal(progress{Step: m.step, Stats: m.stats, NextState: m.states.NextID(), NextThought: m.thoughts.NextID(), Pruned: m.prunedList()})
 	m.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("save samem: %w", err)
@@ -65,6 +67,23 @@ type progress struct {
 	Stats       Stats `json:"stats"`
 	NextState   int64 `json:"next_state_id"`
 	NextThought int64 `json:"next_thought_id"`
+	// Pruned are the (state, thought) pairs forgetting rejected, sorted;
+	// exploring never retries them.
+	Pruned [][2]int64 `json:"pruned,omitempty"`
+}
+
+func (m *Method) prunedList() [][2]int64 {
+	out := make([][2]int64, 0, len(m.pruned))
+	for p := range m.pruned {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b [2]int64) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	return out
 }
 
 // Snapshot returns a copy of the memory as a checkpoint holds it.
@@ -203,8 +222,13 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	m.loadNotes = noted
 	m.table, m.states, m.thoughts = table, states, thoughts
 	m.step, m.stats = pr.Step, pr.Stats
+	m.pruned = make(map[[2]int64]bool, len(pr.Pruned))
+	for _, p := range pr.Pruned {
+		m.pruned[p] = true
+	}
 	m.forgetter = forget.New(m.deps.Checker)
 	m.forgetter.MinThoughts = m.cfg.MinThoughts
+	m.forgetter.DropZero = m.cfg.ForgetDropZero
 	return nil
 }
 

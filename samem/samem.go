@@ -41,11 +41,21 @@ type Config struct {
 	// Eps0 and Beta of the exploration schedule, Eq. 7; defaults 0.95 and 6.
 	Eps0 float64 `json:"eps0"`
 	Beta float64 `json:"beta"`
+	// Schedule is what t and T of Eq. 7 count: ScheduleEpisode (default) or
+	// ScheduleStep (as Algorithm 1 decays epsilon after every step). The
+	// default is the per-episode schedule because it measured better on the
+	// household world (README, "SAMem sweep").
+	Schedule string `json:"schedule,omitempty"`
 	// NoForgetting turns the forgetting step off (Fig. 6 compares the two).
 	NoForgetting bool `json:"no_forgetting"`
 	// MinThoughts is the forgetting trigger: a state with more non-zero
 	// thoughts is checked; default 5 (Sec. 3.2).
 	MinThoughts int `json:"min_thoughts"`
+	// ForgetDropZero adds a clean-up to forgetting that seed 002 does not
+	// have: every all-zero state row and thought column is removed with its
+	// cluster, not only those the prunes emptied (forget.Forgetter.DropZero).
+	// Reported apart in Stats.CleanedStates and CleanedThoughts.
+	ForgetDropZero bool `json:"forget_drop_zero,omitempty"`
 
 	// Ablations of Table 2.
 	// NoQ: "w/o Q-learning": guidance is the stored thought of the matched
@@ -64,7 +74,21 @@ type Config struct {
 	// (state, action) pairs, the actions are clustered where thoughts are,
 	// and the highest-valued action of the matched state is the guidance.
 	ActionLevel bool `json:"action_level"`
+	// RetryZero lets exploring steps retry a tried thought whose Q is still
+	// 0 in a state that has a positive thought (episode.go, retryZero).
+	// Off by default (README, "SAMem sweep", has the measurement).
+	RetryZero bool `json:"retry_zero,omitempty"`
+	// TaskProgress is read by the app for the offline summariser
+	// (summarize.Offline.TaskProgress): the task's progress is part of the
+	// household state. SAMem itself does not use it.
+	TaskProgress bool `json:"task_progress,omitempty"`
 }
+
+// RetryZeroShare is the share of exploring steps that retry a zero-valued
+// thought of the state (when it has one) instead of exploring freely. One
+// half keeps free exploration, which finds thoughts never proposed in the
+// state, as frequent as the retries.
+const RetryZeroShare = 0.5
 
 func (c Config) withDefaults() Config {
 	if c.Threshold == 0 {
@@ -88,8 +112,28 @@ func (c Config) withDefaults() Config {
 	if c.MinThoughts == 0 {
 		c.MinThoughts = forget.DefaultMinThoughts
 	}
+	if c.Schedule == "" {
+		c.Schedule = ScheduleEpisode
+	}
 	return c
 }
+
+// Exploration schedules: the units of t and T in Eq. 7.
+const (
+	// ScheduleStep counts training steps, as Algorithm 1 (line 26, "Decay
+	// epsilon" after every transition) does: t is the number of transitions
+	// applied so far and T the schedule's step budget, the number of
+	// training episodes times the step limit of a task.
+	ScheduleStep = "step"
+	// ScheduleEpisode counts episodes: t is the episode's index in the
+	// schedule and T the number of training episodes; epsilon is fixed
+	// within an episode. Kept for comparison (README, "SAMem sweep").
+	ScheduleEpisode = "episode"
+)
+
+// DefaultStepLimit is the step limit assumed for a task that gives none,
+// as the runner does (runner.DefaultMaxSteps).
+const DefaultStepLimit = 50
 
 // ErrConfig is returned by New for an unusable configuration.
 var ErrConfig = errors.New("invalid samem configuration")
@@ -104,6 +148,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: eps0 %v is not in [0, 1]", ErrConfig, c.Eps0)
 	case c.Beta < 0:
 		return fmt.Errorf("%w: beta %v is negative", ErrConfig, c.Beta)
+	case c.Schedule != ScheduleStep && c.Schedule != ScheduleEpisode:
+		return fmt.Errorf("%w: schedule %q: want %q or %q", ErrConfig, c.Schedule, ScheduleStep, ScheduleEpisode)
 	case c.MinThoughts < 1:
 		return fmt.Errorf("%w: min thoughts %d < 1", ErrConfig, c.MinThoughts)
 	}
@@ -131,7 +177,8 @@ type Method struct {
 	thoughts  clusters
 	table     *qlearn.Table
 	forgetter *forget.Forgetter
-	step      int64 // training transitions applied (the Q-table's step clock)
+	step      int64             // training transitions applied (the Q-table's step clock)
+	pruned    map[[2]int64]bool // (state, thought) pairs forgetting rejected; never retried
 	stats     Stats
 	vecs      vecCache
 	loadNotes []string // of the last Load (LoadNotes)
@@ -140,10 +187,13 @@ type Method struct {
 // Stats counts what the method did; reports print them.
 type Stats struct {
 	Checks, Prunes  int // forgetting: logical checks made, thoughts pruned
-	RemovedStates   int // forgetting: state clusters dropped
-	RemovedThoughts int // forgetting: thought clusters dropped
-	Guided, Free    int // steps with and without guidance from memory
-	Unmatched       int // evaluation steps whose state matched no cluster
+	RemovedStates   int // forgetting: state clusters dropped (emptied by prunes)
+	RemovedThoughts int // forgetting: thought clusters dropped (emptied by prunes)
+	// CleanedStates and CleanedThoughts are the clusters removed by the
+	// optional clean-up (Config.ForgetDropZero), beyond the paper's step.
+	CleanedStates, CleanedThoughts int
+	Guided, Free                   int // steps with and without guidance from memory
+	Unmatched                      int // evaluation steps whose state matched no cluster
 }
 
 // New returns an empty SAMem.
@@ -176,7 +226,9 @@ func (m *Method) reset() error {
 	}
 	m.forgetter = forget.New(m.deps.Checker)
 	m.forgetter.MinThoughts = m.cfg.MinThoughts
+	m.forgetter.DropZero = m.cfg.ForgetDropZero
 	m.vecs = vecCache{}
+	m.pruned = map[[2]int64]bool{}
 	return nil
 }
 
@@ -200,6 +252,7 @@ func (m *Method) Counters() map[string]int {
 	return map[string]int{
 		"checks": st.Checks, "prunes": st.Prunes,
 		"removed_states": st.RemovedStates, "removed_thoughts": st.RemovedThoughts,
+		"cleaned_states": st.CleanedStates, "cleaned_thoughts": st.CleanedThoughts,
 		"guided": st.Guided, "free": st.Free, "unmatched": st.Unmatched,
 	}
 }
@@ -211,12 +264,25 @@ func (m *Method) Size() map[string]int {
 	return map[string]int{"states": m.states.Len(), "thoughts": m.thoughts.Len(), "entries": m.table.Len()}
 }
 
-// Epsilon is the exploration rate of an episode of the schedule (Eq. 7).
+// Epsilon is the exploration rate now (Eq. 7) for an episode of the
+// schedule: with ScheduleStep a function of the training steps applied so
+// far (the Q-table's step clock, which checkpoints keep) and the step budget
+// s.Episodes * step limit; with ScheduleEpisode of s.Episode and s.Episodes.
 func (m *Method) Epsilon(s agent.Start) float64 {
 	if m.cfg.NoDecay {
 		return 1
 	}
-	return qlearn.Epsilon(m.cfg.Eps0, m.cfg.Beta, s.Episode, s.Episodes)
+	if m.cfg.Schedule == ScheduleEpisode {
+		return qlearn.Epsilon(m.cfg.Eps0, m.cfg.Beta, s.Episode, s.Episodes)
+	}
+	limit := s.Task.MaxSteps
+	if limit <= 0 {
+		limit = DefaultStepLimit
+	}
+	m.mu.Lock()
+	t := m.step
+	m.mu.Unlock()
+	return qlearn.Epsilon(m.cfg.Eps0, m.cfg.Beta, int(t), s.Episodes*limit)
 }
 
 // Start implements agent.Method.
@@ -225,7 +291,6 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 		m: m, s: s,
 		sum: m.deps.Summarizer.Begin(s.Task, s.Style),
 		th:  m.deps.Thinker.Begin(s.Task, s.Style, s.Rand),
-		eps: m.Epsilon(s),
 	}, nil
 }
 
@@ -237,12 +302,19 @@ func (m *Method) EndIteration(ctx context.Context, _ int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	res, err := m.forgetter.Run(ctx, m.table, m.states.Text, m.thoughts.Text)
+	for _, p := range res.PrunedPairs {
+		m.pruned[p] = true
+	}
 	m.stats.Checks += res.Checked
 	m.stats.Prunes += res.Pruned
 	m.states.Remove(res.RemovedStates...)
 	m.thoughts.Remove(res.RemovedThoughts...)
 	m.stats.RemovedStates += len(res.RemovedStates)
 	m.stats.RemovedThoughts += len(res.RemovedThoughts)
+	m.states.Remove(res.CleanedStates...)
+	m.thoughts.Remove(res.CleanedThoughts...)
+	m.stats.CleanedStates += len(res.CleanedStates)
+	m.stats.CleanedThoughts += len(res.CleanedThoughts)
 	return err
 }
 

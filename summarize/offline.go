@@ -30,16 +30,30 @@ const (
 	AtAppliance   = "Beside the appliance that can do the required " // + "heating" ...
 	ReadyToPlace  = "The carried item is ready; only its delivery to the goal place remains."
 	AtDestination = "Arrived at the final destination with the target object in hand."
-	DestClosed    = "A shut lid or door still blocks the goal place, while the wanted item is carried."
-	MustExamine   = "Holding the target object for examination; a light source must be reached."
-	AtLamp        = "A lamp stands here while the target object is held for examination."
+	// FirstOfMore is AtDestination when the task asks for more target
+	// objects than are already placed: the task is part of the situation
+	// (seed 002 Eq. 2 and Fig. 12 summarise the task together with the
+	// history), and delivering one of two does not end the task, so it is
+	// not the situation of a last delivery (issue 15: sharing one state made
+	// its value a mixture that depended on which task type trained last).
+	FirstOfMore = "Standing by the goal place with one wanted piece, while the job calls for one more after it."
+	DestClosed  = "A shut lid or door still blocks the goal place, while the wanted item is carried."
+	MustExamine = "Holding the target object for examination; a light source must be reached."
+	AtLamp      = "A lamp stands here while the target object is held for examination."
 )
 
 var gerund = map[string]string{"clean": "cleaning", "heat": "heating", "cool": "cooling"}
 
 // HouseholdState renders a belief as an offline state: the one sentence of
 // the situation the agent is in.
-func HouseholdState(b *belief.Belief) string {
+func HouseholdState(b *belief.Belief) string { return householdState(b, false) }
+
+// HouseholdStateProgress is HouseholdState with the task's progress in the
+// situation: at the destination with a target object while the task needs
+// more than this one, the state is FirstOfMore rather than AtDestination.
+func HouseholdStateProgress(b *belief.Belief) string { return householdState(b, true) }
+
+func householdState(b *belief.Belief, progress bool) string {
 	switch {
 	case b.HoldingTarget() && b.NeedsProcessing() && b.AtAppliance():
 		return AtAppliance + gerund[b.Process()] + ", with the target object carried."
@@ -51,6 +65,8 @@ func HouseholdState(b *belief.Belief) string {
 		return MustExamine
 	case b.HoldingTarget() && b.AtDestination() && b.AtClosed():
 		return DestClosed
+	case progress && b.HoldingTarget() && b.AtDestination() && len(b.Placed)+1 < b.Goal.Count:
+		return FirstOfMore
 	case b.HoldingTarget() && b.AtDestination():
 		return AtDestination
 	case b.HoldingTarget():
@@ -72,21 +88,28 @@ func HouseholdState(b *belief.Belief) string {
 // built from the text, and for other styles the current observation reduced
 // to its first sentences (Jericho-style summarising of the current
 // observation only, seed 002 Appendix A).
-type Offline struct{}
+type Offline struct {
+	// TaskProgress adds the task's progress to household states
+	// (HouseholdStateProgress): off by default; see FirstOfMore.
+	TaskProgress bool
+}
 
 // Begin implements Summarizer.
-func (Offline) Begin(t envbridge.Task, style envbridge.Style) Session {
+func (o Offline) Begin(t envbridge.Task, style envbridge.Style) Session {
 	if style == envbridge.StyleHousehold {
-		return &householdSession{b: belief.New(t.Goal)}
+		return &householdSession{b: belief.New(t.Goal), progress: o.TaskProgress}
 	}
 	return textSession{}
 }
 
-type householdSession struct{ b *belief.Belief }
+type householdSession struct {
+	b        *belief.Belief
+	progress bool
+}
 
 func (s *householdSession) Summarize(_ context.Context, action string, obs envbridge.Observation) (string, error) {
 	s.b.Observe(action, obs.Text)
-	return HouseholdState(s.b), nil
+	return householdState(s.b, s.progress), nil
 }
 
 type textSession struct{}

@@ -14,7 +14,7 @@ import (
 func situations() map[string]string {
 	m := map[string]string{
 		"search": Searching, "closed": FacingClosed, "here": TargetHere, "seen": TargetSeen,
-		"other": CarryOther, "ready": ReadyToPlace, "dest": AtDestination, "dest-closed": DestClosed, "examine": MustExamine, "lamp": AtLamp,
+		"other": CarryOther, "ready": ReadyToPlace, "dest": AtDestination, "dest-first": FirstOfMore, "dest-closed": DestClosed, "examine": MustExamine, "lamp": AtLamp,
 	}
 	for _, p := range []string{"cleaning", "heating", "cooling"} {
 		m["to-appliance-"+p] = NeedsPrefix + p + " at an appliance somewhere else."

@@ -65,10 +65,10 @@ func TestGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"text", []string{"-top", "6", "-query", "You are in the kitchen. You are carrying nothing.", "-k", "2", "-state", "14", rd}},
+		{"text", []string{"-top", "6", "-query", "You are in the kitchen. You are carrying nothing.", "-k", "2", "-state", "7", rd}},
 		{"visits-markdown", []string{"-sort", "visits", "-top", "4", "-format", "markdown", filepath.Join(rd, "samem")}},
 		{"states-csv", []string{"-top", "0", "-format", "csv", rd}},
-		{"history-csv", []string{"-state", "16", "-format", "csv", rd}},
+		{"history-csv", []string{"-state", "9", "-format", "csv", rd}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

@@ -35,14 +35,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset.SetOutput(stderr)
 	lists := cli.Bind(fset, &cfg)
 	fset.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations per threshold")
-	fset.IntVar(&cfg.PerType, "per-type", cfg.PerType, "training tasks per task type; 0 uses every training task")
+	perType := fset.String("per-type", strconv.Itoa(cfg.PerType), "training tasks per task type; 0 uses every training task; with -world-seeds or -seeds a list (1,5,20,0)")
+	worldSeeds := fset.String("world-seeds", "", "grid mode: household world seeds, e.g. 1-10 or -5,13,1234")
+	runSeeds := fset.String("seeds", "", "grid mode: run seeds, e.g. 1-5")
+	ablations := fset.Bool("ablations", false, "grid mode: also train samem-no-decay and samem-no-forgetting in every cell")
 	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate")
 	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
 	param := fset.String("param", app.SweepThreshold, "parameter to sweep: threshold (state clustering, Fig. 7) or thought-threshold (Fig. 9)")
 	values := fset.String("thresholds", "0.7,0.8,0.85,0.9,0.95", "threshold values, comma-separated cosine similarities in (0, 1]")
 	asJSON := fset.Bool("json", false, "print the sweep's points as JSON on stdout")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: sweep [flags]\n\nTrains and evaluates SAMem once per similarity threshold in sub-runs of -run, records success\nand memory size per threshold in <run>/sweep/sweep.json and redraws <run>/report.\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: sweep [flags]\n\nTrains and evaluates SAMem once per similarity threshold in sub-runs of -run, records success\nand memory size per threshold in <run>/sweep/sweep.json and redraws <run>/report.\n\nGrid mode (-world-seeds and/or -seeds): trains and evaluates SAMem and the no-memory baseline\nover world seeds x run seeds x -per-type sizes, each in <run>/grid/w<W>-s<S>-p<P>, and prints\none table: per (size, world seed) SAMem's mean and lowest success over the run seeds, the\nno-memory mean and the margin; then per size the mean and its change from the previous size.\n\nflags:\n")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
@@ -53,6 +56,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(false)
+	sizes, err := app.ParseSeedList(*perType)
+	if err != nil {
+		fmt.Fprintf(stderr, "sweep: -per-type: %v\n", err)
+		return cli.ExitUsage
+	}
+	if *worldSeeds != "" || *runSeeds != "" {
+		return runGrid(ctx, cfg, *worldSeeds, *runSeeds, sizes, *ablations, *asJSON, stdout, stderr)
+	}
+	if len(sizes) != 1 {
+		fmt.Fprintf(stderr, "sweep: -per-type: a list of sizes needs grid mode (-world-seeds or -seeds)\n")
+		return cli.ExitUsage
+	}
+	cfg.PerType = int(sizes[0])
 	vs, err := parseValues(*values)
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: -thresholds: %v\n", err)
@@ -95,4 +111,53 @@ func parseValues(s string) ([]float64, error) {
 		return nil, errors.New("no value given")
 	}
 	return out, nil
+}
+
+// runGrid is grid mode: world seeds x run seeds x training-set sizes.
+func runGrid(ctx context.Context, cfg app.Config, worlds, seeds string, sizes []int64, ablations, asJSON bool, stdout, stderr io.Writer) int {
+	g := app.GridConfig{Base: cfg, Ablations: ablations}
+	var err error
+	if worlds == "" {
+		g.WorldSeeds = []int64{cfg.Env.WorldSeed}
+	} else if g.WorldSeeds, err = app.ParseSeedList(worlds); err != nil {
+		fmt.Fprintf(stderr, "sweep: -world-seeds: %v\n", err)
+		return cli.ExitUsage
+	}
+	if seeds == "" {
+		g.Seeds = []int64{cfg.Seed}
+	} else if g.Seeds, err = app.ParseSeedList(seeds); err != nil {
+		fmt.Fprintf(stderr, "sweep: -seeds: %v\n", err)
+		return cli.ExitUsage
+	}
+	for _, p := range sizes {
+		if p < 0 {
+			fmt.Fprintf(stderr, "sweep: -per-type: %d: want a count >= 0 (0: every training task)\n", p)
+			return cli.ExitUsage
+		}
+		g.PerTypes = append(g.PerTypes, int(p))
+	}
+	ctx, stop, release := cli.Signals(ctx, stderr)
+	defer release()
+	began := time.Now()
+	total := len(g.WorldSeeds) * len(g.Seeds) * len(g.PerTypes)
+	n := 0
+	enc := json.NewEncoder(stdout)
+	pts, err := app.Grid(ctx, g, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop}, func(p app.GridPoint) {
+		n++
+		fmt.Fprintf(stderr, "grid %d/%d: world %d seed %d per-type %d: samem %.3f, nomemory %.3f (%s)\n", n, total, p.WorldSeed, p.Seed, p.PerType, p.Success["samem"], p.Success["nomemory"], cli.Elapsed(time.Since(began)))
+		if asJSON {
+			enc.Encode(p)
+		}
+	})
+	if !asJSON && len(pts) > 0 {
+		var abl []string
+		if ablations {
+			abl = g.GridMethods()[1:]
+		}
+		app.WriteGridTable(stdout, pts, abl)
+	}
+	if err == nil {
+		fmt.Fprintf(stderr, "swept %d runs in %s\n", len(pts), cli.Elapsed(time.Since(began)))
+	}
+	return cli.Code(err, stderr, "sweep")
 }

@@ -214,7 +214,10 @@ func TestBrokenEnvironments(t *testing.T) {
 	}{
 		{"garbage", Config{}, ErrProtocol, `"Traceback (most recent call last): oops"`},
 		{"die", Config{}, ErrDied, "exit status 3"},
-		{"hang", Config{RequestTimeout: 300 * time.Millisecond}, ErrDied, "no answer"},
+		// The fake hangs for an hour on a step and answers a reset at once:
+		// 6 s tells the two apart whatever the load (300 ms could expire
+		// while a busy machine started the child).
+		{"hang", Config{RequestTimeout: 6 * time.Second}, ErrDied, "no answer"},
 		{"long", Config{MaxLineBytes: 1 << 16}, ErrProtocol, `"xxxxxxxx`},
 		{"badid", Config{}, ErrProtocol, "response id"},
 	}

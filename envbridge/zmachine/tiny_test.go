@@ -347,9 +347,10 @@ func TestFakeInterpreters(t *testing.T) {
 		}
 	})
 	t.Run("silent: timeout kills", func(t *testing.T) {
-		// The opening is answered at once; 2 s leaves room for a loaded
-		// machine under -race before "look", which is never answered.
-		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 2 * time.Second})
+		// The fake hangs for an hour on "look" and answers everything else
+		// at once, so a 10 s deadline separates the two whatever the load
+		// (300 ms could expire while a busy machine started the child).
+		s, err := fakeSuite(t, "silent", Config{TurnTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

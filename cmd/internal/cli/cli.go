@@ -63,6 +63,11 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.BoolVar(&cfg.KGPlan.NoLifelong, "kgplan-no-lifelong", cfg.KGPlan.NoLifelong, "kgplan: start every episode with an empty graph (off: a task's episode starts from the graph learned in training, seed 003's lifelong memory)")
 	fs.BoolVar(&cfg.AriGraph.Carry, "arigraph-carry", cfg.AriGraph.Carry, "arigraph: keep each task's map and the placements seen in training for later episodes (off: every episode starts with an empty graph, as in seed 000)")
 	fs.BoolVar(&cfg.AriGraph.NoEpisodic, "arigraph-no-episodic", cfg.AriGraph.NoEpisodic, "arigraph: turn episodic retrieval off (seed 000 Fig. 4 ablation; -method ablations also trains it as arigraph-no-episodic)")
+	fs.Float64Var(&cfg.SAMem.Alpha, "alpha", cfg.SAMem.Alpha, "samem: learning rate of Eq. 5 in (0, 1] (default 0.05, qlearn.DefaultAlpha)")
+	fs.StringVar(&cfg.SAMem.Schedule, "schedule", cfg.SAMem.Schedule, "samem: what t and T of the epsilon schedule (Eq. 7) count: episode (default) or step (Algorithm 1)")
+	fs.BoolVar(&cfg.SAMem.ForgetDropZero, "forget-drop-zero", cfg.SAMem.ForgetDropZero, "samem: after forgetting, also remove every all-zero state row and thought column (a clean-up beyond seed 002 Sec. 3.2)")
+	fs.BoolVar(&cfg.SAMem.RetryZero, "retry-zero", cfg.SAMem.RetryZero, "samem: exploring steps retry, half of the time, a tried thought whose Q is still 0 in a state with a positive thought")
+	fs.BoolVar(&cfg.SAMem.TaskProgress, "task-progress", cfg.SAMem.TaskProgress, "samem, offline summariser: the task's progress is part of the state (one of two objects delivered)")
 	fs.StringVar(&cfg.Ablation, "ablation", cfg.Ablation, "samem ablation of seed 002 Table 2: no-q (retrieve thoughts by similarity only), no-situation (raw observation, no clustering), no-decay (always explore in training)")
 	return l
 }

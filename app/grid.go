@@ -1,0 +1,303 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/samem/trainer/samem"
+)
+
+// GridDir is where a grid sweep keeps its sub-runs: one complete run
+// directory per (world seed, run seed, training-set size),
+// <run>/grid/w<world>-s<seed>-p<per-type>/.
+const GridDir = "grid"
+
+// GridConfig is a sweep of SAMem over world seeds x run seeds x
+// training-set sizes (issue 15): every cell trains SAMem (and, with
+// Ablations, its ablation variants) and evaluates it with the no-memory
+// baseline, everything else as in Base.
+type GridConfig struct {
+	Base       Config
+	WorldSeeds []int64
+	Seeds      []int64
+	PerTypes   []int // training tasks per task type; 0 is every training task
+	// Ablations adds samem-no-decay and samem-no-forgetting (the ablations
+	// whose effect seed 002 states for training: Table 2, Fig. 6).
+	Ablations bool
+}
+
+// GridRun is the sub-run directory of one cell.
+func GridRun(run string, world, seed int64, perType int) string {
+	return filepath.Join(run, GridDir, fmt.Sprintf("w%d-s%d-p%d", world, seed, perType))
+}
+
+// GridPoint is the result of one (world seed, run seed, size) run.
+type GridPoint struct {
+	WorldSeed int64 `json:"world_seed"`
+	Seed      int64 `json:"seed"`
+	PerType   int   `json:"per_type"`
+	// Success and Entries per method (samem, nomemory, ablations);
+	// Entries is the memory size after training (Q-table entries).
+	Success map[string]float64 `json:"success"`
+	Entries map[string]int     `json:"entries"`
+	Run     string             `json:"run"`
+}
+
+// GridMethods are the methods a grid trains.
+func (g GridConfig) GridMethods() []string {
+	ms := []string{samem.Name}
+	if g.Ablations {
+		ms = append(ms, "samem-no-decay", "samem-no-forgetting")
+	}
+	return ms
+}
+
+// Grid trains and evaluates every cell in order (training sizes outermost,
+// then world seeds, then run seeds) and returns the points made so far,
+// also on error. A sub-run that exists is resumed by Train, so an
+// interrupted grid continues where it stopped. each is called after every
+// point (it may be nil).
+func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoint)) ([]GridPoint, error) {
+	if len(g.WorldSeeds) == 0 || len(g.Seeds) == 0 || len(g.PerTypes) == 0 {
+		return nil, fmt.Errorf("%w: -world-seeds, -seeds and -per-types must each name at least one value", ErrConfig)
+	}
+	for _, p := range g.PerTypes {
+		if p < 0 {
+			return nil, fmt.Errorf("%w: -per-types: %d: want a count >= 0 (0: every training task)", ErrConfig, p)
+		}
+	}
+	if g.Base.Env.Kind != "" && g.Base.Env.Kind != "household" {
+		return nil, fmt.Errorf("%w: -env %s: a grid sweeps household world seeds", ErrConfig, g.Base.Env.Kind)
+	}
+	methods := g.GridMethods()
+	var out []GridPoint
+	for _, p := range g.PerTypes {
+		for _, w := range g.WorldSeeds {
+			for _, s := range g.Seeds {
+				cfg := g.Base
+				cfg.Env.Kind = "household"
+				cfg.Env.WorldSeed, cfg.Seed, cfg.PerType = w, s, p
+				cfg.Run = GridRun(g.Base.Run, w, s, p)
+				cfg.Methods = methods
+				if err := cfg.Validate(); err != nil {
+					return out, err
+				}
+				quiet := Streams{Out: io.Discard, Err: io.Discard, Stop: streams.Stop}
+				if _, err := Train(ctx, cfg, quiet); err != nil {
+					return out, fmt.Errorf("grid %s: %w", cfg.Run, err)
+				}
+				ecfg := cfg
+				ecfg.Methods = append(slices.Clone(methods), "nomemory")
+				res, err := Eval(ctx, ecfg, quiet)
+				if err != nil {
+					return out, fmt.Errorf("grid %s: %w", cfg.Run, err)
+				}
+				pt := GridPoint{WorldSeed: w, Seed: s, PerType: p, Success: map[string]float64{}, Entries: map[string]int{}, Run: cfg.Run}
+				for _, r := range res {
+					pt.Success[r.Method] = r.SuccessRate
+					if r.Memory != nil {
+						pt.Entries[r.Method] = r.Memory["entries"]
+					}
+				}
+				if _, ok := pt.Success[samem.Name]; !ok {
+					return out, fmt.Errorf("grid %s: no samem result", cfg.Run)
+				}
+				if _, ok := pt.Success["nomemory"]; !ok {
+					return out, fmt.Errorf("grid %s: no nomemory result", cfg.Run)
+				}
+				out = append(out, pt)
+				if each != nil {
+					each(pt)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// GridCell aggregates the run seeds of one (size, world seed).
+type GridCell struct {
+	PerType   int
+	WorldSeed int64
+	Runs      int
+	// SAMem mean and lowest success, no-memory mean, and the margin: SAMem's
+	// mean minus no-memory's mean.
+	Mean, Min, NoMemory, Margin float64
+	// Entries is SAMem's mean memory size; Ablation holds the mean success
+	// and mean memory size of each ablation.
+	Entries  float64
+	Ablation map[string][2]float64
+}
+
+// Cells aggregates points by (size, world seed), in the order met.
+func Cells(points []GridPoint) []GridCell {
+	type key struct {
+		p int
+		w int64
+	}
+	var order []key
+	groups := map[key][]GridPoint{}
+	for _, pt := range points {
+		k := key{pt.PerType, pt.WorldSeed}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], pt)
+	}
+	var cells []GridCell
+	for _, k := range order {
+		pts := groups[k]
+		c := GridCell{PerType: k.p, WorldSeed: k.w, Runs: len(pts), Min: math.Inf(1), Ablation: map[string][2]float64{}}
+		for _, pt := range pts {
+			s := pt.Success[samem.Name]
+			c.Mean += s / float64(len(pts))
+			c.Min = min(c.Min, s)
+			c.NoMemory += pt.Success["nomemory"] / float64(len(pts))
+			c.Entries += float64(pt.Entries[samem.Name]) / float64(len(pts))
+			for m, v := range pt.Success {
+				if m == samem.Name || m == "nomemory" {
+					continue
+				}
+				a := c.Ablation[m]
+				a[0] += v / float64(len(pts))
+				a[1] += float64(pt.Entries[m]) / float64(len(pts))
+				c.Ablation[m] = a
+			}
+		}
+		c.Margin = c.Mean - c.NoMemory
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// Goal of issue 15 for one cell: SAMem at least 0.85 on every run seed and
+// at least no-memory + 0.25.
+func (c GridCell) Goal() bool { return c.Min >= 0.85 && c.Margin >= 0.25 }
+
+// WriteGridTable prints the cells, then one line per training-set size
+// (over all its cells) with the change of the mean from the previous size,
+// then how many cells meet the goal.
+func WriteGridTable(w io.Writer, points []GridPoint, ablations []string) {
+	cells := Cells(points)
+	fmt.Fprintf(w, "%-8s  %-6s  %-4s  %-10s  %-9s  %-13s  %-6s  %-7s", "per-type", "world", "runs", "samem mean", "samem min", "nomemory mean", "margin", "entries")
+	for _, a := range ablations {
+		fmt.Fprintf(w, "  %s (success, entries)", a)
+	}
+	fmt.Fprintf(w, "  goal\n")
+	type agg struct {
+		sum, low float64
+		n        int
+		met      int
+		abl      map[string][2]float64
+		ent      float64
+	}
+	var sizes []int
+	bySize := map[int]*agg{}
+	for _, c := range cells {
+		fmt.Fprintf(w, "%-8s  %-6d  %-4d  %-10.3f  %-9.3f  %-13.3f  %-6.3f  %-7.1f", sizeName(c.PerType), c.WorldSeed, c.Runs, c.Mean, c.Min, c.NoMemory, c.Margin, c.Entries)
+		for _, a := range ablations {
+			v := c.Ablation[a]
+			fmt.Fprintf(w, "  %-*s", len(a)+20, fmt.Sprintf("%.3f, %.1f", v[0], v[1]))
+		}
+		fmt.Fprintf(w, "  %s\n", yesNo(c.Goal()))
+		g := bySize[c.PerType]
+		if g == nil {
+			g = &agg{low: math.Inf(1), abl: map[string][2]float64{}}
+			bySize[c.PerType] = g
+			sizes = append(sizes, c.PerType)
+		}
+		g.sum += c.Mean * float64(c.Runs)
+		g.ent += c.Entries * float64(c.Runs)
+		g.n += c.Runs
+		g.low = min(g.low, c.Min)
+		if c.Goal() {
+			g.met++
+		}
+		for _, a := range ablations {
+			v, x := c.Ablation[a], g.abl[a]
+			g.abl[a] = [2]float64{x[0] + v[0]*float64(c.Runs), x[1] + v[1]*float64(c.Runs)}
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-8s  %-5s  %-10s  %-9s  %-18s  %-12s", "per-type", "runs", "samem mean", "samem min", "change of the mean", "samem entries")
+	for _, a := range ablations {
+		fmt.Fprintf(w, "  %s (success, entries)", a)
+	}
+	fmt.Fprintf(w, "  cells meeting the goal\n")
+	prev := math.NaN()
+	nCells := map[int]int{}
+	for _, c := range cells {
+		nCells[c.PerType]++
+	}
+	for _, p := range sizes {
+		g := bySize[p]
+		mean := g.sum / float64(g.n)
+		change := "-"
+		if !math.IsNaN(prev) {
+			change = fmt.Sprintf("%+.3f", mean-prev)
+		}
+		prev = mean
+		fmt.Fprintf(w, "%-8s  %-5d  %-10.3f  %-9.3f  %-18s  %-12.1f", sizeName(p), g.n, mean, g.low, change, g.ent/float64(g.n))
+		for _, a := range ablations {
+			v := g.abl[a]
+			fmt.Fprintf(w, "  %-*s", len(a)+20, fmt.Sprintf("%.3f, %.1f", v[0]/float64(g.n), v[1]/float64(g.n)))
+		}
+		fmt.Fprintf(w, "  %d of %d\n", g.met, nCells[p])
+	}
+}
+
+func sizeName(p int) string {
+	if p == 0 {
+		return "all"
+	}
+	return strconv.Itoa(p)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "NO"
+}
+
+// ParseSeedList reads "1-10", "1,5,20,0", "-5,13,1234" or a mix: single
+// integers (negative allowed) and ascending ranges a-b.
+func ParseSeedList(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
+			out = append(out, v)
+			continue
+		}
+		i := strings.Index(f[1:], "-")
+		if i < 0 {
+			return nil, fmt.Errorf("%q is not an integer or a range a-b", f)
+		}
+		a, err1 := strconv.ParseInt(f[:i+1], 10, 64)
+		b, err2 := strconv.ParseInt(f[i+2:], 10, 64)
+		if err := errors.Join(err1, err2); err != nil || b < a {
+			return nil, fmt.Errorf("%q is not an integer or an ascending range a-b", f)
+		}
+		if b-a >= 10000 {
+			return nil, fmt.Errorf("%q: a range of more than 10000 values", f)
+		}
+		for v := a; v <= b; v++ {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no value given")
+	}
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package samem
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/forget"
+	"github.com/samem/trainer/llm/offline"
+	"github.com/samem/trainer/qlearn"
+	"github.com/samem/trainer/summarize"
+	"github.com/samem/trainer/thought"
+)
+
+func newTest(t *testing.T, cfg Config) *Method {
+	t.Helper()
+	m, err := New(cfg, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestScheduleUnits: with ScheduleStep, epsilon follows Eq. 7 over the
+// training steps applied against the step budget (episodes x step limit);
+// with ScheduleEpisode over the episode index; NoDecay always explores.
+func TestScheduleUnits(t *testing.T) {
+	start := agent.Start{Task: envbridge.Task{MaxSteps: 40}, Episode: 3, Episodes: 10}
+	step := newTest(t, Config{Schedule: ScheduleStep})
+	step.step = 100
+	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/400); math.Abs(got-want) > 1e-12 {
+		t.Errorf("step schedule: epsilon %v, want %v", got, want)
+	}
+	start.Task.MaxSteps = 0 // no limit given: DefaultStepLimit
+	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/(10*DefaultStepLimit)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("step schedule, default limit: epsilon %v, want %v", got, want)
+	}
+	ep := newTest(t, Config{})
+	ep.step = 100
+	if got, want := ep.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*3/10); math.Abs(got-want) > 1e-12 {
+		t.Errorf("default (episode) schedule: epsilon %v, want %v", got, want)
+	}
+	if got := newTest(t, Config{NoDecay: true}).Epsilon(start); got != 1 {
+		t.Errorf("no-decay epsilon %v, want 1", got)
+	}
+	if _, err := New(Config{Schedule: "hourly"}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)}); err == nil {
+		t.Error("an unknown schedule was accepted")
+	}
+}
+
+// TestRetryZero: in a state with a positive thought, the least-visited
+// tried thought still at 0 is retried; a pruned one never is; a state with
+// no positive thought gives nothing to retry.
+func TestRetryZero(t *testing.T) {
+	m := newTest(t, Config{RetryZero: true})
+	ctx := context.Background()
+	ids := map[string]int64{}
+	for _, text := range []string{"good", "zero-often", "zero-once", "pruned"} {
+		v, err := m.embed(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids[text], err = m.thoughts.Assign(v, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids) != 4 || ids["good"] == ids["zero-once"] {
+		t.Fatalf("thought clusters %v", ids)
+	}
+	const s, other = 1, 2
+	if got := m.retryZero(s); got != "" {
+		t.Errorf("empty state: retry %q, want none", got)
+	}
+	must := func(_ float64, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Zero-valued, tried: terminal updates with reward 0.
+	for range 3 {
+		must(m.table.Update(s, ids["zero-often"], 0, s, true, 1))
+	}
+	must(m.table.Update(s, ids["zero-once"], 0, s, true, 1))
+	must(m.table.Update(s, ids["pruned"], 0, s, true, 1))
+	if got := m.retryZero(s); got != "" {
+		t.Errorf("state without a positive thought: retry %q, want none", got)
+	}
+	must(m.table.Update(s, ids["good"], 1, s, true, 2))
+	m.pruned[[2]int64{s, ids["pruned"]}] = true
+	if got := m.retryZero(s); got != "zero-once" {
+		t.Errorf("retry %q, want zero-once (least visited, not pruned)", got)
+	}
+	delete(m.pruned, [2]int64{s, ids["pruned"]})
+	if got := m.retryZero(s); got != "zero-once" && got != "pruned" {
+		t.Errorf("retry %q, want a thought visited once", got)
+	}
+	if got := m.retryZero(other); got != "" {
+		t.Errorf("unknown state: retry %q, want none", got)
+	}
+}
