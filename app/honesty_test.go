@@ -86,12 +86,15 @@ func TestEvalErroredEpisodes(t *testing.T) {
 	if good[0].Errors != 0 || good[0].Completed != 3 {
 		t.Fatalf("healthy eval: %+v", good[0])
 	}
-	dir := filepath.Join(cfg.Run, "eval", cfg.Split)
+	dir, _, err := app.EvalDir(cfg) // -tasks 3 names the evaluation's directory
+	if err != nil {
+		t.Fatal(err)
+	}
 	before, err := os.ReadFile(filepath.Join(dir, app.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := filepath.Join(cfg.Run, app.ReportDir, "report.md")
+	report := filepath.Join(app.ReportPath(cfg.Run, filepath.Base(dir)), "report.md")
 	reportBefore, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)

@@ -73,6 +73,7 @@ func comparison(b *strings.Builder, d Data) {
 	if len(flagged) > 0 {
 		fmt.Fprintf(b, "**⚠ %s: measures its fallback rules rather than the model** (more than 20 %% of some role's replies were unusable and replaced by rules or skipped).\n\n", strings.Join(flagged, ", "))
 	}
+	table1(b, d)
 	parseTable(b, d)
 }
 
@@ -94,7 +95,6 @@ func parseTable(b *strings.Builder, d Data) {
 		}
 	}
 	b.WriteString("\n")
-	table1(b, d)
 }
 
 // table1 lays the overall results out as seed 002 Table 1 does for

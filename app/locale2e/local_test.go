@@ -114,6 +114,11 @@ func TestSAMemTrainsWithLocalModels(t *testing.T) {
 			t.Errorf("%s: %+v; want calls with prompt and completion tokens counted", p, s)
 		}
 	}
+	// Issue 19's reply account: every parsed reply is counted, with the
+	// ones repaired and unusable and what was done then.
+	if r := use.Total; r.Replies == 0 || r.Repaired+r.Unusable > r.Replies || r.Unusable != r.AskedAgain+r.FellBack+r.Skipped {
+		t.Errorf("reply account %+v: want replies counted, each unusable one asked again, fallen back or skipped", r)
+	}
 	// A thinker call beyond one per step is a re-ask after a reply whose
 	// action matched no admissible one (thought.Asker's repair).
 	t.Logf("steps %d, errors %d; think calls %d (%d re-asks), summarize calls %d; tokens %d prompt, %d completion",
@@ -148,8 +153,10 @@ func TestSAMemTrainsWithLocalModels(t *testing.T) {
 		t.Errorf("replay iteration %+v, want %+v", h2, h)
 	}
 	u2 := res2[0].Usage.Total
-	if u2.Calls != use.Total.Calls || u2.CacheHits != u2.Calls || u2.Errors != 0 {
-		t.Errorf("replay usage %+v: want every one of the %d calls a cache hit, no errors", u2, use.Total.Calls)
+	// Calls are the answers a server gave; a replay gets every one of them
+	// from the cache and sends nothing.
+	if u2.Requests != 0 || u2.CacheHits != use.Total.Calls || u2.Errors != 0 {
+		t.Errorf("replay usage %+v: want every one of the %d calls a cache hit, no request, no errors", u2, use.Total.Calls)
 	}
 	if a, b := qtable(t, cfg.Run), qtable(t, re.Run); !reflect.DeepEqual(a.QTable, b.QTable) || !reflect.DeepEqual(a.States, b.States) || !reflect.DeepEqual(a.Thoughts, b.Thoughts) {
 		t.Errorf("replayed memory differs: %d/%d Q entries, %d/%d states, %d/%d thoughts", len(a.QTable), len(b.QTable), len(a.States), len(b.States), len(a.Thoughts), len(b.Thoughts))

@@ -46,6 +46,9 @@ func ChainReply(msgs []fakeai.Message) string {
 			}
 		}
 		return "Summary: " + strings.Join(keep, " ")
+	case strings.HasPrefix(user, "Task:") && strings.Contains(user, "\nThought: ") && strings.Contains(user, obsLabel):
+		// The action call of the two-call pipeline (seed 002 Eq. 3).
+		return "Action: advance"
 	case strings.Contains(user, sitLabel):
 		i := strings.Index(user, sitLabel) + len(sitLabel)
 		state := strings.TrimSpace(user[i:])

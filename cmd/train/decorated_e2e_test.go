@@ -118,7 +118,10 @@ func TestDecoratedRepliesEndToEnd(t *testing.T) {
 	if exitCode(err) != 0 {
 		t.Fatalf("eval: %v\n%s", err, out)
 	}
-	ev := readUsage(t, filepath.Join(run, "eval", "valid_unseen", app.EvalUsageFile))
+	// An evaluation of the first 3 tasks has its own directory, named by
+	// the setting that differs from training's config.json.
+	evalDir := filepath.Join(run, "eval", app.EvalName("valid_unseen", []string{"tasks=3"}))
+	ev := readUsage(t, filepath.Join(evalDir, app.EvalUsageFile))
 	if got := ev.Run.Total.Requests; got != int64(srv.Requests()-before) {
 		t.Errorf("eval usage: %d requests, the server saw %d", got, srv.Requests()-before)
 	}
@@ -133,19 +136,19 @@ func TestDecoratedRepliesEndToEnd(t *testing.T) {
 
 	// The model goes away (404: a wrong path): every episode errors; eval
 	// exits 1 and keeps the complete results; -max-errors tolerates them.
-	summary := filepath.Join(run, "eval", "valid_unseen", app.SummaryFile)
+	summary := filepath.Join(evalDir, app.SummaryFile)
 	good, _ := os.ReadFile(summary)
 	srv.SetHandler(llmtest.Always(llmtest.Fault{Status: http.StatusNotFound, Message: "no such path"}))
-	out, err = exec.Command(eval, append(model, "-method", "nomemory", "-tasks", "2")...).CombinedOutput()
+	out, err = exec.Command(eval, append(model, "-method", "nomemory", "-tasks", "3")...).CombinedOutput()
 	if exitCode(err) != 1 || !strings.Contains(string(out), "episodes ended in an error") || !strings.Contains(string(out), "model usage") {
 		t.Errorf("eval against a dead model: %v, want exit 1 naming the errored episodes and printing usage\n%s", err, out)
 	}
 	if now, _ := os.ReadFile(summary); string(now) != string(good) {
 		t.Error("the failed eval replaced the complete results")
 	}
-	out, err = exec.Command(eval, append(model, "-method", "nomemory", "-tasks", "2", "-max-errors", "2")...).CombinedOutput()
+	out, err = exec.Command(eval, append(model, "-method", "nomemory", "-tasks", "3", "-max-errors", "3")...).CombinedOutput()
 	if exitCode(err) != 0 {
-		t.Errorf("eval -max-errors 2: %v, want exit 0\n%s", err, out)
+		t.Errorf("eval -max-errors 3: %v, want exit 0\n%s", err, out)
 	}
 }
 
