@@ -72,12 +72,7 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 		return envbridge.Observation{}, fmt.Errorf("zmachine reset %s: %w", t.ID, err)
 	}
 	e.p = p
-	e.maxScore = g.maxScore
-	e.clean = nil
-	if g.cleanRight != nil {
-		e.clean = NewCleaning(*g.cleanStart, *g.cleanRight)
-		e.maxScore = e.clean.Max()
-	}
+	e.startScore(g)
 	if g.hasScore {
 		s, err := e.readScore(ctx)
 		if err != nil {
@@ -323,4 +318,19 @@ func sanitize(action string) string {
 		}
 	}
 	return action
+}
+
+// startScore sets an episode's maximum score: the game's, or for seed 000's
+// Cleaning games, which keep no score of their own, the Cleaning score's
+// (counted from the items put in their right places). It reports whether
+// the score is the Cleaning one.
+func (e *Env) startScore(g *game) (cleaning bool) {
+	e.maxScore = g.maxScore
+	e.clean = nil
+	if g.cleanRight == nil {
+		return false
+	}
+	e.clean = NewCleaning(*g.cleanStart, *g.cleanRight)
+	e.maxScore = e.clean.Max()
+	return true
 }

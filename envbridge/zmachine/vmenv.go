@@ -53,15 +53,10 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 		return envbridge.Observation{}, fmt.Errorf("zmachine reset %s: %w", t.ID, err)
 	}
 	e.vm = vg
-	e.maxScore = g.maxScore
-	e.clean = nil
-	if g.cleanRight != nil {
-		// Seed 000's Cleaning games keep no score of their own: it is
-		// counted from the items put in their right places.
-		e.clean = NewCleaning(*g.cleanStart, *g.cleanRight)
-		e.maxScore = e.clean.Max()
-	} else if sc, ok := vg.score(opening, 0, false); ok {
-		e.score = sc
+	if !e.startScore(g) {
+		if sc, ok := vg.score(opening, 0, false); ok {
+			e.score = sc
+		}
 	}
 	e.started, e.done = true, false
 	if g.textworld {
