@@ -32,28 +32,33 @@ func decorate(h llmtest.Handler) llmtest.Handler {
 		if c.Chat == nil || r.Fault != (llmtest.Fault{}) {
 			return r
 		}
-		t := r.Text
-		switch c.N % 6 {
-		case 0:
-			t = "```\n" + t + "\n```"
-		case 1:
-			t = "```json\n" + t + "\n```"
-		case 2:
-			t = "Sure! Here is my answer.\n" + t + "\nLet me know if you need anything else."
-		case 3:
-			if i := strings.Index(t, "Action: "); i >= 0 {
-				t = strings.Replace(t[:i], "Thought:", "**Thought:**", 1) + "**Action:** \"" + t[i+len("Action: "):] + ".\""
-			} else if strings.HasPrefix(t, "is_valid") {
-				t = "**is_valid**: True"
-			} else {
-				t = "\"" + t + "\""
-			}
-		case 4:
-			t = strings.NewReplacer("Thought:", "thought:", "Action:", "action:", "is_valid: True", "IS_VALID: true").Replace(t)
-		}
-		r.Text = t
+		r.Text = shape(r.Text, c.N)
 		return r
 	}
+}
+
+// shape is the k-th of decorate's six shapes of t (k modulo 6; 5 leaves t
+// as it is).
+func shape(t string, k int) string {
+	switch k % 6 {
+	case 0:
+		t = "```\n" + t + "\n```"
+	case 1:
+		t = "```json\n" + t + "\n```"
+	case 2:
+		t = "Sure! Here is my answer.\n" + t + "\nLet me know if you need anything else."
+	case 3:
+		if i := strings.Index(t, "Action: "); i >= 0 {
+			t = strings.Replace(t[:i], "Thought:", "**Thought:**", 1) + "**Action:** \"" + t[i+len("Action: "):] + ".\""
+		} else if strings.HasPrefix(t, "is_valid") {
+			t = "**is_valid**: True"
+		} else {
+			t = "\"" + t + "\""
+		}
+	case 4:
+		t = strings.NewReplacer("Thought:", "thought:", "Action:", "action:", "is_valid: True", "IS_VALID: true").Replace(t)
+	}
+	return t
 }
 
 func readUsage(t *testing.T, path string) app.Account {

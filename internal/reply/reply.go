@@ -60,6 +60,11 @@ func Clean(s string) (out string, changed bool) {
 		lines = trimBlank(lines[:len(lines)-1])
 	}
 	out = strings.TrimSpace(strings.Join(lines, "\n"))
+	// A reply of several lines wrapped whole in one pair of double quotes
+	// (and holding no other): the quotes belong to no line (issue 19).
+	if len(out) > 2 && out[0] == '"' && out[len(out)-1] == '"' && strings.Count(out, "\"") == 2 && strings.Contains(out, "\n") {
+		out = strings.TrimSpace(out[1 : len(out)-1])
+	}
 	return out, out != orig
 }
 

@@ -22,6 +22,11 @@ func TestClean(t *testing.T) {
 		{"Sure!", "Sure!", false},
 		{"Based on the observation, the agent holds the key.", "Based on the observation, the agent holds the key.", false},
 		{"```\nunclosed fence\n", "unclosed fence", true},
+		// Quotes around a whole list belong to no line; a quoted line or
+		// quotes inside the text stay for the roles' own parsers.
+		{"\"first insight (because of 1)\nsecond insight (because of 2)\"", "first insight (because of 1)\nsecond insight (because of 2)", true},
+		{"\"go to drawer 1\"", "\"go to drawer 1\"", false},
+		{"\"a\" is a letter\nand \"b\"", "\"a\" is a letter\nand \"b\"", false},
 	} {
 		got, changed := Clean(tc.in)
 		if got != tc.want || changed != tc.changed {
