@@ -285,7 +285,10 @@ func (l *LLM) Extract(ctx context.Context, example []Triplet, observation string
 	if err != nil {
 		return nil, err
 	}
-	return ParseTriplets(r), nil
+	ts := ParseTriplets(r)
+	// A reply with no triplet adds nothing to the graph (skipped).
+	noteFound(ctx, PurposeExtract, r, len(ts) > 0)
+	return ts, nil
 }
 
 // Outdated asks which existing triplets the new ones replace. Only
@@ -307,8 +310,14 @@ func (l *LLM) Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replac
 	for _, t := range existing {
 		known[t.Norm()] = true
 	}
+	reps := ParseReplacements(r)
+	// "[]" is the prompt's answer for nothing out of date; any other reply
+	// with no replacement in it could not be read (nothing is removed).
+	c, _ := replyfmt.Clean(r)
+	c, _ = replyfmt.Unquote(strings.TrimSpace(c))
+	noteFound(ctx, PurposeReplace, r, len(reps) > 0 || strings.TrimSpace(c) == "[]")
 	var out []Replacement
-	for _, rp := range ParseReplacements(r) {
+	for _, rp := range reps {
 		if known[rp.Old] {
 			out = append(out, rp)
 		}
@@ -376,4 +385,16 @@ func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action stri
 		llm.NoteParsed(ctx, PurposeDecide, repaired || !reAction.MatchString(r))
 	}
 	return reason, action, nil
+}
+
+// noteFound counts a reply of a role that reads a list (issue 19): used
+// when something was found in it, unusable (skipped: the graph is left as it
+// was) when not; repaired when decoration had to be dropped.
+func noteFound(ctx context.Context, purpose, reply string, found bool) {
+	if !found {
+		llm.NoteUnusable(ctx, purpose, llm.Skipped)
+		return
+	}
+	_, repaired := replyfmt.Clean(reply)
+	llm.NoteParsed(ctx, purpose, repaired)
 }

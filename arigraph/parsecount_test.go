@@ -41,3 +41,38 @@ func TestRolesCountReplies(t *testing.T) {
 		}
 	}
 }
+
+// Extraction and the outdated-triplet check count their replies too: "[]"
+// (nothing out of date, as the prompt asks) is a used reply, a reply with
+// nothing readable in it is unusable and skipped.
+func TestListRolesCountReplies(t *testing.T) {
+	c := llmtest.NewChatter(t,
+		"apple, in, fridge",                  // extraction used
+		"I see nothing worth noting here.",   // extraction unusable
+		"[]",                                 // nothing out of date: used
+		"```\n\"[]\"\n```",                   // repaired
+		"Hard to say what changed, honestly", // unusable
+	)
+	l := &LLM{Chat: c}
+	m := llm.NewMeter(nil)
+	ctx := llm.WithMeter(context.Background(), m)
+	for range 2 {
+		if _, err := l.Extract(ctx, nil, "You see an apple in the fridge."); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := []Triplet{{Subject: "apple", Relation: "in", Object: "table"}}
+	fresh := []Triplet{{Subject: "apple", Relation: "in", Object: "fridge"}}
+	for range 3 {
+		if _, err := l.Outdated(ctx, old, fresh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := m.Report()
+	if s := r.ByPurpose[PurposeExtract]; s.Replies != 2 || s.Unusable != 1 || s.Skipped != 1 {
+		t.Errorf("%s: %+v; want 2 replies, 1 unusable and skipped", PurposeExtract, s)
+	}
+	if s := r.ByPurpose[PurposeReplace]; s.Replies != 3 || s.Repaired != 1 || s.Unusable != 1 || s.Skipped != 1 {
+		t.Errorf("%s: %+v; want 3 replies, 1 repaired, 1 unusable and skipped", PurposeReplace, s)
+	}
+}

@@ -190,6 +190,7 @@ func (g *LLMGenerator) Adapt(ctx context.Context, in AdaptInput) ([]Abstraction,
 		return nil, fmt.Errorf("memory generator: %w", err)
 	}
 	items := ParseMemory(resp.Text)
+	noteMemory(ctx, PurposeAdapt, resp.Text, len(items))
 	for i := range items {
 		items[i].Trial, items[i].Reward = in.Trial, in.Reward
 	}
@@ -215,8 +216,21 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 		mean /= float64(len(in.Archive))
 	}
 	items := ParseMemory(resp.Text)
+	noteMemory(ctx, PurposeMeta, resp.Text, len(items))
 	for i := range items {
 		items[i].Trial, items[i].Reward = -1, mean
 	}
 	return items, nil
+}
+
+// noteMemory counts a memory generator's reply (issue 19): unusable when
+// no abstraction could be read from it (nothing is stored: skipped),
+// repaired when decoration had to be dropped.
+func noteMemory(ctx context.Context, purpose, reply string, found int) {
+	if found == 0 {
+		llm.NoteUnusable(ctx, purpose, llm.Skipped)
+		return
+	}
+	_, repaired := replyfmt.Clean(reply)
+	llm.NoteParsed(ctx, purpose, repaired)
 }

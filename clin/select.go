@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
@@ -70,10 +69,11 @@ func (s *LLMSelector) Select(ctx context.Context, task envbridge.Task, items []A
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PurposeSelect, err)
 	}
-	if strings.TrimSpace(r.Text) == "" {
-		return nil, nil
-	}
-	return ParseSelection(r.Text, len(items)), nil
+	sel := ParseSelection(r.Text, len(items))
+	// A reply that names no item is unusable: the controller then sees no
+	// memory this trial (skipped). Issue 19's account.
+	noteMemory(ctx, PurposeSelect, r.Text, len(sel))
+	return sel, nil
 }
 
 // selected returns the items the controller sees this step. With a

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/offline"
 )
 
@@ -99,5 +100,37 @@ func TestModelSelectsItems(t *testing.T) {
 	}
 	if len(got) != 2 || chat.calls != 1 {
 		t.Errorf("SelectByEmbedding: %d items, %d calls", len(got), chat.calls)
+	}
+}
+
+// The selection and the memory generator count their replies (issue 19): a
+// selection naming no item, or a memory reply with no abstraction in it, is
+// unusable and skipped.
+func TestSelectAndMemoryCountReplies(t *testing.T) {
+	c := llmtest.NewChatter(t,
+		"Items 1 and 2.",                   // used
+		"None of these seem to matter.",    // unusable
+		"```\nRelevant: 2\n```",            // repaired
+		"I learned a lot from this trial.", // memory: unusable
+	)
+	m := llm.NewMeter(nil)
+	ctx := llm.WithMeter(context.Background(), m)
+	sel := &LLMSelector{Chat: c}
+	for range 3 {
+		if _, err := sel.Select(ctx, heatApple, goldenMemory); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := &LLMGenerator{Chat: c}
+	items, err := gen.Adapt(ctx, AdaptInput{Task: heatApple})
+	if err != nil || len(items) != 0 {
+		t.Fatalf("Adapt = %v, %v; want no items", items, err)
+	}
+	r := m.Report()
+	if s := r.ByPurpose[PurposeSelect]; s.Replies != 3 || s.Repaired != 1 || s.Unusable != 1 || s.Skipped != 1 {
+		t.Errorf("%s: %+v; want 3 replies, 1 repaired, 1 unusable and skipped", PurposeSelect, s)
+	}
+	if s := r.ByPurpose[PurposeAdapt]; s.Replies != 1 || s.Unusable != 1 || s.Skipped != 1 {
+		t.Errorf("%s: %+v; want 1 reply, unusable and skipped", PurposeAdapt, s)
 	}
 }

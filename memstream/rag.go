@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/arigraph"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -84,7 +85,10 @@ func (d *Decider) Plan(ctx context.Context, wm RAGMemory) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return arigraph.ParsePlan(r), nil
+	plan := arigraph.ParsePlan(r)
+	// An empty plan leaves the agent without one this step (skipped).
+	noteLines(ctx, PurposePlan, r, len(strings.TrimSpace(plan)))
+	return plan, nil
 }
 
 // Decide returns a reason and one action; an unreadable reply gives an
@@ -98,6 +102,13 @@ func (d *Decider) Decide(ctx context.Context, wm RAGMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	reason, action, _ = arigraph.ParseDecision(r)
+	reason, action, ok := arigraph.ParseDecision(r)
+	if !ok || action == "" {
+		// The caller falls back to matching the reply to an action.
+		llm.NoteUnusable(ctx, PurposeDecide, llm.FellBack)
+	} else {
+		_, repaired := replyfmt.Clean(r)
+		llm.NoteParsed(ctx, PurposeDecide, repaired)
+	}
 	return reason, action, nil
 }

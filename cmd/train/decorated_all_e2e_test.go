@@ -94,9 +94,9 @@ func TestDecoratedRepliesAllMethods(t *testing.T) {
 	// Every counting role of every method was reached.
 	for m, roles := range map[string][]string{
 		"samem":     {"summarize", "act"},
-		"clin":      {"clin.controller"},
-		"arigraph":  {"arigraph.decide", "arigraph.plan", "arigraph.explore"},
-		"memstream": {"memstream.importance", "memstream.questions", "memstream.insights"},
+		"clin":      {"clin.controller", "clin.memory"},
+		"arigraph":  {"arigraph.decide", "arigraph.plan", "arigraph.explore", "arigraph.extract", "arigraph.replace"},
+		"memstream": {"memstream.importance", "memstream.questions", "memstream.insights", "memstream.plan", "memstream.decide"},
 		"kgplan":    {"kgplan.update", "kgplan.goal", "kgplan.entities"},
 	} {
 		for _, r := range roles {
