@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/internal/faults"
 	"github.com/samem/trainer/llm/llmtest"
+	"github.com/samem/trainer/memstream"
 )
 
 // memoryCounts sums the SAMem memory of the run's latest checkpoint: Q
@@ -88,5 +91,77 @@ func TestResumeExactAfterServerDeath(t *testing.T) {
 	if v-steps != dv || s-steps != ds || th-steps != dth {
 		t.Errorf("memory against steps: Q updates %+d, state members %+d, thought members %+d; a clean run has %+d, %+d, %+d",
 			v-steps, s-steps, th-steps, dv, ds, dth)
+	}
+}
+
+// observationMemories counts the observation memories of the memory
+// stream's latest checkpoint in run.
+func observationMemories(t *testing.T, run string) (n int64) {
+	t.Helper()
+	dir, _, err := faults.LatestCheckpoint(t.Context(), filepath.Join(run, "memstream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mems, err := checkpoints.ReadFile[memstream.Memory](t.Context(), filepath.Join(dir, "memstream", "memstream_memories.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mems {
+		if m.Kind == memstream.KindObservation {
+			n++
+		}
+	}
+	return n
+}
+
+// TestResumeExactMemstreamAfterServerDeath is issue 19 point 6 for the
+// memory stream: after the model server died mid-iteration (2 workers) and
+// the run resumed, its observation memories stand to the steps played as
+// in a run that never failed (one per step), so no memory of an episode
+// cut short is kept twice.
+func TestResumeExactMemstreamAfterServerDeath(t *testing.T) {
+	ctx := context.Background()
+	clean := openaiConfig(t, llmtest.NewServer(t, faults.AllReplies()).URL, 2, 2, 0)
+	clean.Methods = []string{"memstream"}
+	res, err := app.Train(ctx, clean, streams(new(bytes.Buffer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, eps := stepsOf(res)
+	obs := observationMemories(t, clean.Run)
+	t.Logf("clean: %d steps in %d episodes: %d observation memories", steps, eps, obs)
+	want := obs - steps
+
+	var dead atomic.Bool
+	var n atomic.Int64
+	srv := llmtest.NewServer(t, func(c llmtest.Call) llmtest.Reply {
+		if n.Add(1) > 150 {
+			dead.Store(true)
+		}
+		if dead.Load() {
+			return llmtest.Reply{Fault: llmtest.Fault{Status: http.StatusInternalServerError, Message: "killed"}}
+		}
+		return faults.AllReplies()(c)
+	})
+	cfg := openaiConfig(t, srv.URL, 2, 2, 0)
+	cfg.Methods = []string{"memstream"}
+	var out bytes.Buffer
+	if _, err := app.Train(ctx, cfg, streams(&out)); err == nil {
+		t.Fatalf("training survived a dead server:\n%s", out.String())
+	}
+	srv.SetHandler(faults.AllReplies())
+	out.Reset()
+	res, err = app.Train(ctx, cfg, streams(&out))
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out.String())
+	}
+	steps, eps = stepsOf(res)
+	obs = observationMemories(t, cfg.Run)
+	t.Logf("killed and resumed: %d steps in %d episodes: %d observation memories", steps, eps, obs)
+	if eps != 12 {
+		t.Errorf("%d episodes in the history, want 12 (6 tasks x 2 iterations)", eps)
+	}
+	if got := obs - steps; got != want {
+		t.Errorf("observation memories against steps: %+d; a clean run has %+d", got, want)
 	}
 }
