@@ -45,16 +45,24 @@ func normText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(strings.Trim(s, " \t\r\n\"'`.[]{}()"))), " ")
 }
 
-// NormEntity normalises an entity name the way Graph stores it.
+// NormEntity normalises an entity name the way Graph stores it: lower
+// case, single spaces, and leading articles dropped. It is idempotent (a
+// fuzz finding: "A A 0" once gave "a 0", which normalised again to "0"), so
+// articles are dropped until none is left.
 func NormEntity(s string) string {
-	s = normText(s)
-	for _, a := range []string{"a ", "an ", "the ", "some "} {
-		if strings.HasPrefix(s, a) {
-			s = s[len(a):]
-			break
+	for {
+		prev := s
+		s = normText(s)
+		for _, a := range []string{"a ", "an ", "the ", "some "} {
+			if strings.HasPrefix(s, a) {
+				s = s[len(a):]
+				break
+			}
+		}
+		if s == prev {
+			return s
 		}
 	}
-	return s
 }
 
 // Episode is an episodic vertex: one observation and the triplets extracted
