@@ -287,7 +287,7 @@ func (l *LLM) Extract(ctx context.Context, example []Triplet, observation string
 	}
 	ts := ParseTriplets(r)
 	// A reply with no triplet adds nothing to the graph (skipped).
-	noteFound(ctx, PurposeExtract, r, len(ts) > 0)
+	replyfmt.Note(ctx, PurposeExtract, r, len(ts) > 0, llm.Skipped)
 	return ts, nil
 }
 
@@ -315,7 +315,7 @@ func (l *LLM) Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replac
 	// with no replacement in it could not be read (nothing is removed).
 	c, _ := replyfmt.Clean(r)
 	c, _ = replyfmt.Unquote(strings.TrimSpace(c))
-	noteFound(ctx, PurposeReplace, r, len(reps) > 0 || strings.TrimSpace(c) == "[]")
+	replyfmt.Note(ctx, PurposeReplace, r, len(reps) > 0 || strings.TrimSpace(c) == "[]", llm.Skipped)
 	var out []Replacement
 	for _, rp := range reps {
 		if known[rp.Old] {
@@ -385,16 +385,4 @@ func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action stri
 		llm.NoteParsed(ctx, PurposeDecide, repaired || !reAction.MatchString(r))
 	}
 	return reason, action, nil
-}
-
-// noteFound counts a reply of a role that reads a list (issue 19): used
-// when something was found in it, unusable (skipped: the graph is left as it
-// was) when not; repaired when decoration had to be dropped.
-func noteFound(ctx context.Context, purpose, reply string, found bool) {
-	if !found {
-		llm.NoteUnusable(ctx, purpose, llm.Skipped)
-		return
-	}
-	_, repaired := replyfmt.Clean(reply)
-	llm.NoteParsed(ctx, purpose, repaired)
 }

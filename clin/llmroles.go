@@ -223,14 +223,9 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 	return items, nil
 }
 
-// noteMemory counts a memory generator's reply (issue 19): unusable when
-// no abstraction could be read from it (nothing is stored: skipped),
-// repaired when decoration had to be dropped.
+// noteMemory counts a memory generator's or the selection's reply (issue
+// 19): unusable when no item could be read from it (nothing is stored or
+// shown: skipped).
 func noteMemory(ctx context.Context, purpose, reply string, found int) {
-	if found == 0 {
-		llm.NoteUnusable(ctx, purpose, llm.Skipped)
-		return
-	}
-	_, repaired := replyfmt.Clean(reply)
-	llm.NoteParsed(ctx, purpose, repaired)
+	replyfmt.Note(ctx, purpose, reply, found > 0, llm.Skipped)
 }

@@ -103,12 +103,7 @@ func (d *Decider) Decide(ctx context.Context, wm RAGMemory) (reason, action stri
 		return "", "", err
 	}
 	reason, action, ok := arigraph.ParseDecision(r)
-	if !ok || action == "" {
-		// The caller falls back to matching the reply to an action.
-		llm.NoteUnusable(ctx, PurposeDecide, llm.FellBack)
-	} else {
-		_, repaired := replyfmt.Clean(r)
-		llm.NoteParsed(ctx, PurposeDecide, repaired)
-	}
+	// Without an action the caller falls back to matching the reply.
+	replyfmt.Note(ctx, PurposeDecide, r, ok && action != "", llm.FellBack)
 	return reason, action, nil
 }

@@ -73,12 +73,7 @@ var reLead = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s*`)
 // noteLines counts a reply read as a list: unusable when nothing was
 // found in it (nothing is stored), repaired when decoration was dropped.
 func noteLines(ctx context.Context, purpose, reply string, found int) {
-	if found == 0 {
-		llm.NoteUnusable(ctx, purpose, llm.Skipped)
-		return
-	}
-	_, repaired := replyfmt.Clean(reply)
-	llm.NoteParsed(ctx, purpose, repaired)
+	replyfmt.Note(ctx, purpose, reply, found > 0, llm.Skipped)
 }
 
 // ParseQuestions reads one question per line (numbering and bullets

@@ -9,9 +9,12 @@
 package reply
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/samem/trainer/llm"
 )
 
 var (
@@ -200,4 +203,17 @@ func Junk(line string) bool {
 		}
 	}
 	return letters == 0
+}
+
+// Note records in the meter of ctx (if any) how role purpose used reply
+// (issue 19): when found is false nothing usable was read from it and then
+// says what the role did instead; otherwise it was used, repaired when
+// Clean had to drop decoration.
+func Note(ctx context.Context, purpose, reply string, found bool, then llm.Then) {
+	if !found {
+		llm.NoteUnusable(ctx, purpose, then)
+		return
+	}
+	_, repaired := Clean(reply)
+	llm.NoteParsed(ctx, purpose, repaired)
 }
