@@ -107,12 +107,11 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 		if err != nil {
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
-		th, act, err := ParseReply(resp.Text)
+		th, act, repaired, err := ParseReplyRepaired(resp.Text)
 		if err != nil {
 			llm.NoteUnusable(ctx, a.Purpose, llm.Skipped)
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
-		_, repaired := replyfmt.Clean(resp.Text)
 		last = Decision{Thought: th, Action: act, Attempts: i}
 		match, _, ok, err := MatchAdmissible(ctx, a.Embedder, act, admissible)
 		if err != nil {
@@ -202,12 +201,23 @@ func PutAction(admissible []string) string {
 // action is then empty and the caller retries). A reply with neither label is
 // taken as a bare thought. Only an empty reply is an error.
 func ParseReply(reply string) (thought, action string, err error) {
-	c, _ := replyfmt.Clean(reply)
+	thought, action, _, err = ParseReplyRepaired(reply)
+	return thought, action, err
+}
+
+// ParseReplyRepaired is ParseReply that also says whether the reply needed
+// repair (issue 19's usage account): a fence, preamble or closing remark, a
+// JSON object, quotes around the whole reply or the action, markdown
+// emphasis or backticks.
+func ParseReplyRepaired(reply string) (thought, action string, repaired bool, err error) {
+	c, repaired := replyfmt.Clean(reply)
 	if act, ok := replyfmt.JSONString(c, "action"); ok {
 		th, _ := replyfmt.JSONString(c, "thought", "reason", "reasoning")
-		return strings.Join(strings.Fields(th), " "), firstLine(act), nil
+		return strings.Join(strings.Fields(th), " "), firstLine(act), true, nil
 	}
+	c, unwrapped := replyfmt.Unwrap(c)
 	clean := strings.NewReplacer("**", "", "__", "", "`", "").Replace(c)
+	repaired = repaired || unwrapped || clean != c
 	// Fold ASCII letters only: strings.ToLower can change the byte length of
 	// other runes, and the indices found in lower index clean.
 	lower := fold.Lower(clean)
@@ -227,14 +237,15 @@ func ParseReply(reply string) (thought, action string, err error) {
 	}
 	thought = strings.Join(strings.Fields(thought), " ")
 	action = firstLine(action)
-	action, _ = replyfmt.Unquote(action)
+	action, unquoted := replyfmt.Unquote(action)
+	repaired = repaired || unquoted
 	if len(thought) > 1000 {
 		thought = thought[:1000]
 	}
 	if thought == "" && action == "" {
-		return "", "", fmt.Errorf("reply %q: %w", truncate(reply, 80), ErrNoThought)
+		return "", "", repaired, fmt.Errorf("reply %q: %w", truncate(reply, 80), ErrNoThought)
 	}
-	return thought, action, nil
+	return thought, action, repaired, nil
 }
 
 func firstLine(s string) string {

@@ -51,6 +51,10 @@ func TestParseReply(t *testing.T) {
 		{"Action: look", "", "look"},
 		{"just prose", "just prose", ""},
 		{"Thought: t\nAction: go to fridge 1\nExplanation: more", "t", "go to fridge 1"},
+		// A one-line reply quoted whole (a decorated thought-only call of
+		// the two-call pipeline, a CI finding): the quotes are not the thought's.
+		{"\"Thought: look around, then go where the objects are.\"", "look around, then go where the objects are.", ""},
+		{"\"Thought: t\nAction: look\"", "t", "look"},
 	} {
 		th, act, err := ParseReply(tc.in)
 		if err != nil || th != tc.th || act != tc.act {

@@ -79,10 +79,12 @@ func (s *twoCallSession) Think(ctx context.Context, in Input) (Decision, error) 
 	if err != nil {
 		return Decision{}, fmt.Errorf("%s: %w", Purpose, err)
 	}
-	th, _, err := ParseReply(resp.Text)
+	th, _, repaired, err := ParseReplyRepaired(resp.Text)
 	if err != nil {
+		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
 		return Decision{}, fmt.Errorf("%s: %w", Purpose, err)
 	}
+	llm.NoteParsed(ctx, Purpose, repaired)
 	msgs, err = ActMessages(s.goal, th, in.Obs)
 	if err != nil {
 		return Decision{}, err

@@ -65,10 +65,22 @@ func Clean(s string) (out string, changed bool) {
 	out = strings.TrimSpace(strings.Join(lines, "\n"))
 	// A reply of several lines wrapped whole in one pair of double quotes
 	// (and holding no other): the quotes belong to no line (issue 19).
-	if len(out) > 2 && out[0] == '"' && out[len(out)-1] == '"' && strings.Count(out, "\"") == 2 && strings.Contains(out, "\n") {
-		out = strings.TrimSpace(out[1 : len(out)-1])
+	if strings.Contains(out, "\n") {
+		out, _ = Unwrap(out)
 	}
 	return out, out != orig
+}
+
+// Unwrap removes one pair of double quotes around the whole of s when s
+// holds no other double quote: the reply "\"Thought: go north.\"" is the
+// answer Thought: go north. A one-line answer keeps its quotes in Clean so
+// that the line parsers (Unquote) see and count them; a parser that reads
+// labels out of the whole reply unwraps it first.
+func Unwrap(s string) (string, bool) {
+	if len(s) > 2 && s[0] == '"' && s[len(s)-1] == '"' && strings.Count(s, "\"") == 2 {
+		return strings.TrimSpace(s[1 : len(s)-1]), true
+	}
+	return s, false
 }
 
 func preamble(l string) bool { return reOpener.MatchString(l) || reAnnounce.MatchString(l) }
