@@ -134,3 +134,13 @@ type Counter interface {
 type LoadReporter interface {
 	LoadNotes() []string
 }
+
+// EvalTrialer is a method that, at evaluation, may play a held-out task
+// more than once: trial k+1 is played only when trial k ended without a
+// win and without an error, up to EvalTrials trials (CLIN's G+A, seed 004
+// Sec. 5B-5C: "if CLIN does not successfully complete the task ..., it can
+// continue learning and retrying that task"). Start.Trial is the trial's
+// index (0 first). A method whose EvalTrials is 1 plays each task once.
+type EvalTrialer interface {
+	EvalTrials() int
+}

@@ -49,8 +49,28 @@ type EvalResult struct {
 	ByType     map[string]runner.Summary `json:"by_type"`
 	Checkpoint string                    `json:"checkpoint,omitempty"`
 	Usage      llm.Report                `json:"usage"`
+	// Adapt is set for a method that retries each held-out task (CLIN's
+	// G+A): the rates above are then each task's result over its trials
+	// (runner.Final), and Adapt holds the first trial's.
+	Adapt *AdaptResult `json:"adapt,omitempty"`
 	Table1
 	EvalRecord
+}
+
+// AdaptResult is what seed 004 Table 2 reports of a method evaluated with
+// trials on each held-out task: the first trial (GEN-ENV or GEN-TASK, from
+// the meta-memory alone) beside the result after adaptation (G+A, the
+// EvalResult's own rates).
+type AdaptResult struct {
+	// MaxTrials is the most trials a task may get (-clin-trials).
+	MaxTrials int `json:"max_trials"`
+	// AvgTrials is the mean number of trials played per task.
+	AvgTrials float64 `json:"avg_trials"`
+	// Episodes is the number of trials played in all.
+	Episodes int `json:"episodes"`
+	// FirstTrial summarises each task's first trial; FirstByType by type.
+	FirstTrial  runner.Summary            `json:"first_trial"`
+	FirstByType map[string]runner.Summary `json:"first_by_type"`
 }
 
 // EpisodeRow is one evaluated episode in results.parquet.
@@ -69,6 +89,11 @@ type EpisodeRow struct {
 	OracleSteps int64   `parquet:"oracle_steps"`
 	SPL         float64 `parquet:"spl"`
 	Error       string  `parquet:"error"`
+	// Trial is the trial of the task (0 unless the method retries held-out
+	// tasks, CLIN's G+A); Final marks the row that is the task's result in
+	// the summary (runner.Final): every row of a one-trial method.
+	Trial int64 `parquet:"trial"`
+	Final bool  `parquet:"final"`
 	RowRecord
 }
 
@@ -197,7 +222,11 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		prog.Every = cfg.ProgressEvery
 		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: suite, Tasks: tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
 		acct.Methods[name] = meter.Report()
-		res := evalSummary(name, cfg.Split, eps, paper, acct.Methods[name])
+		trials := 1
+		if tr, ok := m.(agent.EvalTrialer); ok {
+			trials = max(1, tr.EvalTrials())
+		}
+		res := evalSummary(name, cfg.Split, eps, trials, paper, acct.Methods[name])
 		res.Checkpoint = ckpt
 		if sz, ok := m.(agent.Sizer); ok {
 			res.Memory = sz.Size()
@@ -335,7 +364,12 @@ func loadLatest(ctx context.Context, cfg Config, name string, m agent.Method, b 
 	return ckpt, nil
 }
 
-func evalSummary(name, split string, eps []runner.Episode, paper map[string]int, usage llm.Report) EvalResult {
+// evalSummary summarises a method's evaluation. With trials > 1 (G+A) eps
+// holds every trial; the rates are over each task's result (runner.Final)
+// and Adapt holds the first trials'.
+func evalSummary(name, split string, eps []runner.Episode, trials int, paper map[string]int, usage llm.Report) EvalResult {
+	all := eps
+	eps = runner.Final(all)
 	s := runner.Summarize(eps, paper)
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
@@ -363,11 +397,31 @@ func evalSummary(name, split string, eps []runner.Episode, paper map[string]int,
 	for _, t := range types {
 		res.ByType[t] = runner.Summarize(groups[t], paper)
 	}
+	if trials > 1 {
+		first := runner.First(all)
+		a := &AdaptResult{MaxTrials: trials, Episodes: len(all), FirstTrial: runner.Summarize(first, paper), FirstByType: map[string]runner.Summary{}}
+		if len(eps) > 0 {
+			a.AvgTrials = float64(len(all)) / float64(len(eps))
+		}
+		types, groups := runner.ByType(first)
+		for _, t := range types {
+			a.FirstByType[t] = runner.Summarize(groups[t], paper)
+		}
+		res.Adapt = a
+	}
 	return res
 }
 
 func episodeRows(name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
 	rows := make([]EpisodeRow, len(eps))
+	type trialKey struct {
+		task  string
+		trial int
+	}
+	final := map[trialKey]bool{}
+	for _, f := range runner.Final(eps) {
+		final[trialKey{f.Task.ID, f.Trial}] = true
+	}
 	for i, e := range eps {
 		o := e.Outcome
 		spl := 0.0
@@ -378,6 +432,7 @@ func episodeRows(name, split string, eps []runner.Episode, paper map[string]int)
 			Method: name, Split: split, TaskID: e.Task.ID, Type: e.Task.Type, Goal: e.Task.Goal,
 			Won: o.Won && o.Err == "", Lost: o.Lost, Truncated: o.Truncated, Score: o.Score, MaxScore: o.MaxScore,
 			Steps: int64(o.Steps), OracleSteps: int64(e.Task.OracleSteps), SPL: spl, Error: o.Err,
+			Trial: int64(e.Trial), Final: final[trialKey{e.Task.ID, e.Trial}],
 			RowRecord: RowRecord{MaxSteps: int64(e.Task.MaxSteps)},
 		}
 	}
@@ -509,4 +564,60 @@ func fmtPtr(p *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", *p)
+}
+
+// PrintCLINTable2 writes CLIN's rows as seed 004 Table 2 lays them out:
+// success (%) per task type and over all tasks, one row per setting. A
+// method evaluated with trials (G+A) gives two rows: its first trial (the
+// meta-memory alone: GEN-ENV, or GEN-TASK for clin-gen-task) and its result
+// after adaptation (+A), with the mean trials played. It prints nothing
+// when no CLIN method was evaluated.
+func PrintCLINTable2(w *tabwriter.Writer, results []EvalResult) {
+	var rows []EvalResult
+	types := map[string]bool{}
+	for _, r := range results {
+		if r.Method != "clin" && !strings.HasPrefix(r.Method, "clin-") {
+			continue
+		}
+		rows = append(rows, r)
+		for t := range r.ByType {
+			types[t] = true
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	ts := make([]string, 0, len(types))
+	for t := range types {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	fmt.Fprintln(w, "seed 004 Table 2 (success %)\t"+strings.Join(ts, "\t")+"\tAll\ttrials/task\terrored")
+	line := func(label string, all runner.Summary, by map[string]runner.Summary, trials string) {
+		cells := []string{label}
+		for _, t := range ts {
+			s, ok := by[t]
+			if !ok || s.Completed == 0 {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%.1f", 100*s.SuccessRate))
+		}
+		cells = append(cells, fmt.Sprintf("%.1f", 100*all.SuccessRate), trials, fmt.Sprint(all.Errors))
+		fmt.Fprintln(w, strings.Join(cells, "\t"))
+	}
+	for _, r := range rows {
+		setting := "GEN-ENV"
+		if r.Method == CLINGenTaskName {
+			setting = "GEN-TASK"
+		}
+		whole := runner.Summary{Tasks: r.Tasks, Completed: r.Completed, SuccessRate: r.SuccessRate, Errors: r.Errors}
+		if r.Adapt == nil {
+			line(fmt.Sprintf("%s (%s)", r.Method, setting), whole, r.ByType, "1")
+			continue
+		}
+		line(fmt.Sprintf("%s first trial (%s)", r.Method, setting), r.Adapt.FirstTrial, r.Adapt.FirstByType, "1")
+		line(fmt.Sprintf("%s (%s+A)", r.Method, setting), whole, r.ByType, fmt.Sprintf("%.2f of %d", r.Adapt.AvgTrials, r.Adapt.MaxTrials))
+	}
+	w.Flush()
 }

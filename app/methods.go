@@ -40,7 +40,7 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial, SelectByEmbedding: cfg.CLIN.SelectByEmbedding}, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(clinConfig(cfg), clin.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
@@ -84,6 +84,11 @@ var registry = map[string]entry{
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
+}
+
+// clinConfig is CLIN's configuration from the run's settings.
+func clinConfig(cfg Config) clin.Config {
+	return clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial, SelectByEmbedding: cfg.CLIN.SelectByEmbedding}
 }
 
 // MethodNames lists the registered methods, sorted; baselines only when asked.

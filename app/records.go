@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/samem/trainer/clin"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,6 +30,9 @@ import (
 // task's limit.
 func (c Config) Resolved() Config {
 	c.SAMem = c.SAMem.Resolved()
+	if c.CLIN.Trials == 0 {
+		c.CLIN.Trials = clin.DefaultTrials
+	}
 	switch c.Env.Kind {
 	case "household":
 		if c.Env.Grammar == "" {

@@ -13,6 +13,10 @@ const (
 	Necessary Kind = "NECESSARY"
 	// NotContribute: "X DOES NOT CONTRIBUTE to Y", a contrastive, unhelpful action.
 	NotContribute Kind = "DOES NOT CONTRIBUTE"
+	// Advice is a free-form hint, the memory of the ablation of seed 004
+	// Sec. 5 question E (Fig. 13, Table 3): the generator was not asked for
+	// causal abstractions. Its whole text is X; Y and the modifier are empty.
+	Advice Kind = "ADVICE"
 )
 
 // Modifier is the uncertainty of an abstraction (seed 004 Sec. 3.4): "may" for
@@ -48,6 +52,9 @@ func (a Abstraction) Key() string {
 // "X SHOULD BE NECESSARY to Y.", "X MAY NOT CONTRIBUTE to Y.", ...
 // ParseAbstraction reads it back.
 func (a Abstraction) String() string {
+	if a.Kind == Advice {
+		return a.X
+	}
 	var rel string
 	switch a.Kind {
 	case NotContribute:

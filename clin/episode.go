@@ -136,10 +136,15 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 }
 
 // Finish implements agent.Episode: in Train mode the memory generator writes
-// the task's next memory (Eq. 2); in Eval mode memory is frozen.
+// the task's next memory (Eq. 2); in Eval mode the trained memory is frozen,
+// and only under G+A is a held-out task's scratch memory adapted, when the
+// task will be retried: the trial was not won, ended without an error, and
+// was not the last (Config.Trials).
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
 	if e.start.Mode == agent.Eval {
-		return nil
+		if !e.m.cfg.GA || out.Won || out.Err != "" || e.start.Trial+1 >= e.m.cfg.Trials {
+			return nil
+		}
 	}
 	return e.m.finish(ctx, e.start, e.trace, out)
 }

@@ -24,6 +24,13 @@ const (
 	PurposeController = "clin.controller"
 	PurposeAdapt      = "clin.memory"
 	PurposeMeta       = "clin.meta_memory"
+	// PurposeMetaTask is the GEN-TASK meta-memory (Fig. 9).
+	PurposeMetaTask = "clin.meta_memory_task"
+	// PurposeAdvice and PurposeMetaAdvice are the memory generator of the
+	// free-form-advice ablation (Sec. 5 question E), after a trial and for
+	// a new task.
+	PurposeAdvice     = "clin.advice"
+	PurposeMetaAdvice = "clin.meta_advice"
 )
 
 func render(name string, data any) (string, error) {
@@ -113,6 +120,7 @@ type memoryData struct {
 }
 
 type adaptData struct {
+	Advice   bool
 	Goal     string
 	Episode  int
 	Previous []memoryData
@@ -132,7 +140,7 @@ func itemTexts(items []Abstraction) []string {
 // AdaptMessages renders the memory generator prompt of ADAPT (Fig. 7).
 func AdaptMessages(in AdaptInput) ([]llm.Message, error) {
 	d := adaptData{
-		Goal: in.Task.Goal, Episode: in.Trial, Trace: in.Trace,
+		Advice: in.Advice, Goal: in.Task.Goal, Episode: in.Trial, Trace: in.Trace,
 		Score: scoreOf(in.Reward, in.Won), Feedback: Feedback(in.Reward, in.Won),
 	}
 	for _, m := range in.Previous {
@@ -149,16 +157,20 @@ type archivedData struct {
 }
 
 type metaData struct {
+	Advice        bool
 	Goal          string
 	TypeExample   string
 	ObjectExample string
 	Archive       []archivedData
 }
 
-// MetaMessages renders the meta-memory prompt of GEN-ENV (Fig. 8). The
-// examples in its wording follow the environment's style.
+// MetaMessages renders the meta-memory prompt of GEN-ENV (Fig. 8), or of
+// GEN-TASK (Fig. 9) when in.GenTask is set. The examples in Fig. 8's
+// wording follow the environment's style. With in.Advice the constraint to
+// causal abstractions is replaced by a request for free-form advice (Sec. 5
+// question E).
 func MetaMessages(in MetaInput) ([]llm.Message, error) {
-	d := metaData{Goal: in.Task.Goal, TypeExample: "boiling", ObjectExample: "lighter instead of a stove"}
+	d := metaData{Advice: in.Advice, Goal: in.Task.Goal, TypeExample: "boiling", ObjectExample: "lighter instead of a stove"}
 	if in.Style == envbridge.StyleHousehold {
 		d.TypeExample, d.ObjectExample = "heating", "a different object to heat, a microwave on another side of the room"
 	}
@@ -167,6 +179,9 @@ func MetaMessages(in MetaInput) ([]llm.Message, error) {
 			Goal: a.Task.Goal, Items: itemTexts(a.Items),
 			Score: scoreOf(a.Reward, a.Reward >= 1), Feedback: Feedback(a.Reward, a.Reward >= 1),
 		})
+	}
+	if in.GenTask {
+		return messages("gentask", d)
 	}
 	return messages("meta", d)
 }
@@ -179,18 +194,22 @@ type LLMGenerator struct {
 }
 
 // Adapt implements Generator (Eq. 2). Every parsed item carries the trial and
-// its reward.
+// its reward. With in.Advice the reply is read as free-form advice.
 func (g *LLMGenerator) Adapt(ctx context.Context, in AdaptInput) ([]Abstraction, error) {
 	msgs, err := AdaptMessages(in)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := g.Chat.Chat(ctx, llm.Request{Purpose: PurposeAdapt, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens})
+	purpose, parse := PurposeAdapt, ParseMemory
+	if in.Advice {
+		purpose, parse = PurposeAdvice, ParseAdvice
+	}
+	resp, err := g.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens})
 	if err != nil {
 		return nil, fmt.Errorf("memory generator: %w", err)
 	}
-	items := ParseMemory(resp.Text)
-	noteMemory(ctx, PurposeAdapt, resp.Text, len(items))
+	items := parse(resp.Text)
+	noteMemory(ctx, purpose, resp.Text, len(items))
 	for i := range items {
 		items[i].Trial, items[i].Reward = in.Trial, in.Reward
 	}
@@ -204,7 +223,14 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 	if err != nil {
 		return nil, err
 	}
-	resp, err := g.Chat.Chat(ctx, llm.Request{Purpose: PurposeMeta, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens})
+	purpose, parse := PurposeMeta, ParseMemory
+	switch {
+	case in.Advice:
+		purpose, parse = PurposeMetaAdvice, ParseAdvice
+	case in.GenTask:
+		purpose = PurposeMetaTask
+	}
+	resp, err := g.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens})
 	if err != nil {
 		return nil, fmt.Errorf("meta-memory generator: %w", err)
 	}
@@ -215,8 +241,8 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 	if len(in.Archive) > 0 {
 		mean /= float64(len(in.Archive))
 	}
-	items := ParseMemory(resp.Text)
-	noteMemory(ctx, PurposeMeta, resp.Text, len(items))
+	items := parse(resp.Text)
+	noteMemory(ctx, purpose, resp.Text, len(items))
 	for i := range items {
 		items[i].Trial, items[i].Reward = -1, mean
 	}

@@ -14,9 +14,18 @@
 //     wrote after the previous one (Eq. 2), for Config.Trials trials (5, as
 //     Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory
 //     without changing it.
-//   - Eval (held-out tasks, memory frozen): each task is new, so its single
-//     trial uses a meta-memory generated from the archive built in training
-//     (GEN-ENV on unseen environments); nothing is stored.
+//   - Eval (held-out tasks, trained memory frozen): each task is new, so its
+//     first trial uses a meta-memory generated from the archive built in
+//     training (GEN-ENV on unseen environments, Sec. 5B; with
+//     Config.GenTask, from the other task types' memories: GEN-TASK,
+//     Sec. 5C, Fig. 9). Nothing is stored, except with Config.GA: then the
+//     runner retries a task that was not solved, up to Config.Trials
+//     trials, and the memory generator adapts that task's memory after
+//     each trial (G+A, Sec. 5B-5C, Table 2) in a scratch memory of the
+//     evaluation that is never saved.
+//
+// With Config.Advice the memory generator writes free-form advice instead
+// of causal abstractions (the ablation of Sec. 5 question E; advice.go).
 //
 // The archive holds, for every trained task of a type, the memory generated
 // after its best trial; the 10 best enter a meta-memory (Sec. 3.4,
@@ -75,6 +84,25 @@ type Config struct {
 	// starts with an empty memory, as ADAPT does (seed 004 Sec. 5A, "CLIN
 	// initializes with an empty memory at the beginning of the first trial").
 	MetaFirstTrial bool
+	// Name is the method's name; default "clin". Variants set their own so
+	// that their checkpoints and results are apart.
+	Name string
+	// GA evaluates as seed 004's GEN-ADAPT (G+A, Sec. 5B and 5C, Table 2):
+	// a held-out task starts from its meta-memory and, while it is not
+	// solved, is retried with the memory adapted after each trial (Eq. 2),
+	// up to Trials trials (the paper gives G+A no count of its own; Trials
+	// is ADAPT's K, Fig. 4). Default off: one trial per held-out task, the
+	// GEN-ENV (or GEN-TASK) number.
+	GA bool
+	// GenTask builds a held-out task's meta-memory from the best memories
+	// of trained tasks of the *other* types, with the GEN-TASK prompt
+	// (Sec. 5C, Fig. 9): transfer to a task type left out of the archive.
+	// Default off: the archive holds the task's own type (GEN-ENV, Fig. 8).
+	GenTask bool
+	// Advice makes the memory generator write free-form advice instead of
+	// causal abstractions (Sec. 5 question E, Fig. 13, Table 3's
+	// ablation). Default off.
+	Advice bool
 }
 
 // Defaults of Config.
@@ -106,6 +134,9 @@ func (c Config) withDefaults() Config {
 	if c.Trials <= 0 {
 		c.Trials = DefaultTrials
 	}
+	if c.Name == "" {
+		c.Name = "clin"
+	}
 	return c
 }
 
@@ -133,6 +164,9 @@ type Method struct {
 
 	mu    sync.Mutex
 	tasks map[string]*taskMemory // by task id
+	// adapting holds the held-out tasks' memories of a G+A evaluation
+	// (Config.GA), by task id; never saved.
+	adapting map[string]*taskMemory
 
 	vecMu sync.Mutex
 	vecs  map[string][]float32 // embedding cache of memory item texts
@@ -178,7 +212,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 		return nil, ErrNoEmbedder
 	}
 	cfg = cfg.withDefaults()
-	m := &Method{cfg: cfg, emb: deps.Embed, tasks: map[string]*taskMemory{}, vecs: map[string][]float32{}}
+	m := &Method{cfg: cfg, emb: deps.Embed, tasks: map[string]*taskMemory{}, adapting: map[string]*taskMemory{}, vecs: map[string][]float32{}}
 	if deps.Chat != nil {
 		m.ctrl = &LLMController{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.gen = &LLMGenerator{Chat: deps.Chat, Temperature: cfg.Temperature, MaxTokens: cfg.MaxTokens}
@@ -191,7 +225,20 @@ func New(cfg Config, deps Deps) (*Method, error) {
 }
 
 // Name implements agent.Method.
-func (m *Method) Name() string { return "clin" }
+func (m *Method) Name() string { return m.cfg.Name }
+
+// EvalTrials implements agent.EvalTrialer: with Config.GA a held-out task
+// is played up to Config.Trials times, until it is solved (G+A); else once.
+func (m *Method) EvalTrials() int {
+	if m.cfg.GA {
+		return m.cfg.Trials
+	}
+	return 1
+}
+
+// Settings reports the switches that make this CLIN what it is, for the
+// records of a run.
+func (m *Method) Settings() Config { return m.cfg }
 
 // Size implements agent.Sizer: "abstractions" counts the items of every
 // task's current memory, "tasks" the tasks with memory.
@@ -217,11 +264,12 @@ func (m *Method) Memory(taskID string) []Abstraction {
 }
 
 // archive lists, best first, the best memories of the trained tasks of typ
-// other than exclude, at most cfg.Archive of them. The caller holds m.mu.
-func (m *Method) archive(typ, exclude string) []Archived {
+// other than exclude, at most cfg.Archive of them; with otherTypes, those of
+// every type but typ (GEN-TASK). The caller holds m.mu.
+func (m *Method) archive(typ, exclude string, otherTypes bool) []Archived {
 	var out []Archived
 	for id, tm := range m.tasks {
-		if id == exclude || tm.Task.Type != typ {
+		if id == exclude || (tm.Task.Type == typ) == otherTypes {
 			continue
 		}
 		if b, ok := tm.best(); ok {
@@ -262,31 +310,45 @@ func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error
 }
 
 func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction, error) {
+	store := m.tasks
+	if s.Mode == agent.Eval {
+		store = m.adapting
+	}
 	m.mu.Lock()
-	if tm := m.tasks[s.Task.ID]; tm != nil && (len(tm.Trials) > 0 || tm.HasMeta) {
+	if tm := store[s.Task.ID]; tm != nil && (len(tm.Trials) > 0 || tm.HasMeta) && (s.Mode == agent.Train || s.Trial > 0) {
+		// A later trial: the memory adapted after the last one (Eq. 2).
 		mem := append([]Abstraction(nil), tm.current()...)
 		m.mu.Unlock()
 		return mem, nil
 	}
-	arch := m.archive(s.Task.Type, s.Task.ID)
+	genTask := s.Mode == agent.Eval && m.cfg.GenTask
+	arch := m.archive(s.Task.Type, s.Task.ID, genTask)
 	m.mu.Unlock()
 	if s.Mode == agent.Train && !m.cfg.MetaFirstTrial {
 		arch = nil // ADAPT: the first trial starts with an empty memory
 	}
 
 	var meta []Abstraction
-	if len(arch) > 0 {
+	// GEN-TASK asks even with an empty archive: Fig. 9's prompt says
+	// "If PREVIOUS LEARNINGS says 'No learnings available', improvise".
+	if len(arch) > 0 || genTask && m.model == "llm" {
 		var err error
-		meta, err = m.gen.Meta(ctx, MetaInput{Task: s.Task, Style: s.Style, Archive: arch})
+		meta, err = m.gen.Meta(ctx, MetaInput{Task: s.Task, Style: s.Style, Archive: arch, GenTask: genTask, Advice: m.cfg.Advice})
 		if err != nil {
 			return nil, fmt.Errorf("clin: meta-memory for %s: %w", s.Task.ID, err)
 		}
 	}
-	if s.Mode == agent.Eval {
+	if s.Mode == agent.Eval && !m.cfg.GA {
 		return meta, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if s.Mode == agent.Eval {
+		// G+A: the task's first trial starts a fresh scratch memory.
+		tm := &taskMemory{Task: s.Task, Meta: nilIfEmpty(meta), HasMeta: true}
+		m.adapting[s.Task.ID] = tm
+		return append([]Abstraction(nil), tm.current()...), nil
+	}
 	tm := m.tasks[s.Task.ID]
 	if tm == nil {
 		tm = &taskMemory{Task: s.Task}
@@ -298,13 +360,18 @@ func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction,
 	return append([]Abstraction(nil), tm.current()...), nil
 }
 
-// finish runs the memory generator after a training trial (Eq. 2).
+// finish runs the memory generator after a training trial, or after a
+// trial of a held-out task under G+A (Eq. 2).
 func (m *Method) finish(ctx context.Context, s agent.Start, trace []Step, out agent.Outcome) error {
+	store := m.tasks
+	if s.Mode == agent.Eval {
+		store = m.adapting
+	}
 	m.mu.Lock()
-	tm := m.tasks[s.Task.ID]
+	tm := store[s.Task.ID]
 	if tm == nil {
 		tm = &taskMemory{Task: s.Task, HasMeta: true}
-		m.tasks[s.Task.ID] = tm
+		store[s.Task.ID] = tm
 	}
 	trial := len(tm.Trials)
 	if trial >= m.cfg.Trials {
@@ -325,7 +392,7 @@ func (m *Method) finish(ctx context.Context, s agent.Start, trace []Step, out ag
 	reward := normReward(out.Won, out.Score, out.MaxScore)
 	items, err := m.gen.Adapt(ctx, AdaptInput{
 		Task: s.Task, Style: s.Style, Trial: trial, Trace: trace,
-		Reward: reward, Won: out.Won, Previous: prev,
+		Reward: reward, Won: out.Won, Previous: prev, Advice: m.cfg.Advice,
 	})
 	if err != nil {
 		return fmt.Errorf("clin: memory for %s trial %d: %w", s.Task.ID, trial, err)

@@ -144,6 +144,25 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []Abstraction) []p
 			ps.score += 0.5
 		}
 		for i, m := range mem {
+			if m.Kind == Advice {
+				// A hint names actions but not what they are necessary
+				// to (advice.go): no readiness or order can be read.
+				if !mentions(m.X, p) {
+					continue
+				}
+				switch {
+				case adviceAgainst.MatchString(m.X):
+					ps.score--
+				case isMilestone(p) && tr.achieved[p] && p != phraseFind:
+					continue
+				case strings.HasPrefix(p, "going to") && tr.moved[p]:
+					continue
+				default:
+					ps.score++
+				}
+				ps.used = append(ps.used, i+1)
+				continue
+			}
 			if normPhrase(m.X) != p {
 				continue
 			}
@@ -288,6 +307,9 @@ func specificMove(p string) bool {
 
 // Adapt implements Generator (Eq. 2).
 func (OfflineGenerator) Adapt(_ context.Context, in AdaptInput) ([]Abstraction, error) {
+	if in.Advice {
+		return adviseAdapt(in), nil
+	}
 	fresh, reached := Extract(in.Task.Goal, in.Trace, in.Won)
 	var skipped []string
 	if in.Won {
@@ -393,8 +415,19 @@ func mergeAdapt(fresh []Abstraction, prev []Memory, trial int, reward float64, r
 // counted across memories; "should" when at least two memories share an
 // item, "may" otherwise; a DOES NOT CONTRIBUTE item is dropped when more
 // memories say its action is NECESSARY.
+//
+// GEN-TASK (in.GenTask) merges the same way: the archive then holds other
+// task types' memories, whose items about "the target object" carry over
+// and whose type-specific items may mislead, as the paper warns (Sec. 5C).
+// Advice items are merged by their text and keep no modifier.
 func (OfflineGenerator) Meta(_ context.Context, in MetaInput) ([]Abstraction, error) {
-	return mergeMeta(in.Archive), nil
+	out := mergeMeta(in.Archive)
+	for i := range out {
+		if out[i].Kind == Advice {
+			out[i].Modifier = ModNone
+		}
+	}
+	return out, nil
 }
 
 func mergeMeta(archive []Archived) []Abstraction {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // relation finds the relation of a causal abstraction in a line, in any of the
@@ -206,4 +207,71 @@ func nonEmptyLines(s string) []string {
 		}
 	}
 	return out
+}
+
+// maxAdvice bounds one advice item, so that a reply that never ends a list
+// item cannot put a page into every controller prompt.
+const maxAdvice = 600
+
+// ParseAdvice reads the free-form advice of the ablation of seed 004 Sec. 5
+// question E (Fig. 13: a numbered list of hints, each a sentence or a few).
+// An item starts at a list marker ("1.", "2)", "-", "*") and runs over the
+// lines that follow it up to the next marker or a blank line; lines before
+// the first marker (a preamble, a heading) are skipped. A reply without
+// any marker gives one item per non-empty line. Decoration (fences,
+// preambles, closing remarks, emphasis) is never an item. Items are
+// returned with Kind Advice, their text in X, Trial 0 and Reward 0.
+func ParseAdvice(text string) []Abstraction {
+	text, _ = replyfmt.Clean(strings.ReplaceAll(text, "\r", "\n"))
+	lines := strings.Split(text, "\n")
+	marked := false
+	for _, l := range lines {
+		if listMarker.MatchString(l) && strings.TrimSpace(listMarker.ReplaceAllString(l, "")) != "" {
+			marked = true
+			break
+		}
+	}
+	var out []Abstraction
+	var cur []string
+	flush := func() {
+		s := strings.Join(strings.Fields(strings.Join(cur, " ")), " ")
+		cur = nil
+		s = strings.NewReplacer("**", "", "__", "", "`", "").Replace(s)
+		s = strings.TrimSpace(s)
+		if len(s) > maxAdvice {
+			s = strings.TrimSpace(truncUTF8(s, maxAdvice)) + " ..."
+		}
+		if s == "" || replyfmt.Junk(s) || strings.HasSuffix(s, ":") {
+			return
+		}
+		out = append(out, Abstraction{Kind: Advice, X: s})
+	}
+	open := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "" || replyfmt.Junk(t) && !listMarker.MatchString(t):
+			flush()
+			open = false
+		case listMarker.MatchString(t):
+			flush()
+			cur, open = []string{listMarker.ReplaceAllString(t, "")}, true
+		case !marked:
+			flush()
+			cur = []string{t}
+			flush()
+		case open:
+			cur = append(cur, t)
+		}
+	}
+	flush()
+	return out
+}
+
+// truncUTF8 cuts s to at most n bytes without splitting a character.
+func truncUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -63,6 +63,9 @@ type AdaptInput struct {
 	Reward   float64 // normalised final reward in [0, 1]
 	Won      bool
 	Previous []Memory
+	// Advice asks for free-form advice instead of causal abstractions (the
+	// ablation of Sec. 5 question E, Fig. 13).
+	Advice bool
 }
 
 // Archived is one entry of the generalisation archive: the memory generated
@@ -79,6 +82,13 @@ type MetaInput struct {
 	Task    envbridge.Task
 	Style   envbridge.Style
 	Archive []Archived
+	// GenTask says the archive holds other task types' memories and the
+	// meta-memory is for a new task type (GEN-TASK, Sec. 5C, Fig. 9);
+	// otherwise it is for the same type in a new environment (GEN-ENV,
+	// Fig. 8).
+	GenTask bool
+	// Advice asks for free-form advice (Sec. 5 question E).
+	Advice bool
 }
 
 // Generator is the memory generator (Sec. 3.4).

@@ -143,7 +143,7 @@ func decode(trials []TrialRow, items []ItemRow) (map[string]*taskMemory, error) 
 		var mem []Abstraction // nil when empty, as the method stores it
 		for i, it := range rows {
 			k := Kind(it.Kind)
-			if int(it.Position) != i || (k != Necessary && k != NotContribute) {
+			if int(it.Position) != i || (k != Necessary && k != NotContribute && k != Advice) {
 				return nil, fmt.Errorf("%w: task %s memory %d item %d", ErrFormat, r.TaskID, r.Trial, it.Position)
 			}
 			mod := Modifier(it.Modifier)

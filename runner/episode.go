@@ -17,6 +17,9 @@ type Episode struct {
 	Task        envbridge.Task     `json:"task"`
 	Outcome     agent.Outcome      `json:"outcome"`
 	Transitions []agent.Transition `json:"transitions"`
+	// Trial is the trial of the task in an evaluation with several trials
+	// per task (agent.EvalTrialer, CLIN's G+A); 0 otherwise.
+	Trial int `json:"trial,omitempty"`
 }
 
 // Run plays one episode of s.Task on env with a fresh episode of m.

@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -91,6 +93,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			app.PrintTable(tw, res)
 			fmt.Fprintln(stdout)
 			app.PrintByType(tw, res, false)
+			if slices.ContainsFunc(res, func(r app.EvalResult) bool { return strings.HasPrefix(r.Method, "clin") }) {
+				fmt.Fprintln(stdout)
+				app.PrintCLINTable2(tw, res)
+			}
 			if cfg.Env.Kind != "household" {
 				// Scored environments: SR and AR as seed 002 Table 1, and
 				// the normalised score per game (seed 000 Sec. 4.1).
