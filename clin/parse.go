@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -241,7 +242,7 @@ func ParseAdvice(text string) []Abstraction {
 		if len(s) > maxAdvice {
 			s = strings.TrimSpace(truncUTF8(s, maxAdvice)) + " ..."
 		}
-		if s == "" || replyfmt.Junk(s) || strings.HasSuffix(s, ":") {
+		if s == "" || junkLine(s) || strings.HasSuffix(s, ":") {
 			return
 		}
 		out = append(out, Abstraction{Kind: Advice, X: s})
@@ -250,7 +251,7 @@ func ParseAdvice(text string) []Abstraction {
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		switch {
-		case t == "" || replyfmt.Junk(t) && !listMarker.MatchString(t):
+		case t == "" || junkLine(t) && !listMarker.MatchString(t):
 			flush()
 			open = false
 		case listMarker.MatchString(t):
@@ -266,6 +267,24 @@ func ParseAdvice(text string) []Abstraction {
 	}
 	flush()
 	return out
+}
+
+// junkLine is replyfmt.Junk for text in any script: a line with letters
+// or digits only outside ASCII is content.
+func junkLine(s string) bool {
+	ascii, other := 0, 0
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			ascii++
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			other++
+		}
+	}
+	if ascii == 0 {
+		return other == 0
+	}
+	return replyfmt.Junk(s)
 }
 
 // truncUTF8 cuts s to at most n bytes without splitting a character.

@@ -19,8 +19,9 @@ import (
 // testdata show the prompts):
 //
 //   - CLIN: the controller ("I used learning id(s):", an action copied from
-//     "Possible actions:"), the memory generator (adapt and meta, a
-//     numbered list of causal learnings) and the selection (numbers);
+//     "Possible actions:"), the memory generator (adapt, meta and GEN-TASK,
+//     a numbered list of causal learnings; the advice ablation's, a
+//     numbered list of free-form advice) and the selection (numbers);
 //   - AriGraph and the memory stream: decide (JSON with "action_to_take"
 //     copied from "Possible actions now:"), plan (JSON with "plan_steps"),
 //     explore (True or False), extraction (triplets), outdated triplets
@@ -46,6 +47,8 @@ func AllReplies() llmtest.Handler {
 			return text("True")
 		case strings.Contains(p, "I used learning id(s):"):
 			return text("I used learning id(s): 1\n$$$ the next step is to look where the object usually is\n### " + pick(dashList(p, "Possible actions:"), p))
+		case strings.Contains(p, "Summary of advice as a numbered list:"):
+			return text("1. Open the closed receptacles one by one before searching elsewhere.\n2. Avoid checking the inventory over and over; it wastes steps.")
 		case strings.Contains(p, "Summary of learning as a numbered list:"):
 			return text("1. opening a closed receptacle SHOULD BE NECESSARY to finding the target object.\n2. checking the inventory MAY NOT CONTRIBUTE to completing the task.")
 		case strings.Contains(p, "List the numbers of the learnings relevant"):
