@@ -15,6 +15,7 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
@@ -566,6 +567,13 @@ func fmtPtr(p *float64) string {
 	return fmt.Sprintf("%.3f", *p)
 }
 
+// table2Types are ALFWorld's task types in the column order of seed 004
+// Table 2, and table2Names the names it gives them.
+var (
+	table2Types = []string{hhtext.PickAndPlace, hhtext.PickClean, hhtext.PickHeat, hhtext.PickCool, hhtext.LookInLight, hhtext.PickTwo}
+	table2Names = []string{"Pick", "Clean", "Heat", "Cool", "Look", "Pick2"}
+)
+
 // PrintCLINTable2 writes CLIN's rows as seed 004 Table 2 lays them out:
 // success (%) per task type and over all tasks, one row per setting. A
 // method evaluated with trials (G+A) gives two rows: its first trial (the
@@ -591,8 +599,25 @@ func PrintCLINTable2(w *tabwriter.Writer, results []EvalResult) {
 	for t := range types {
 		ts = append(ts, t)
 	}
-	sort.Strings(ts)
-	fmt.Fprintln(w, "seed 004 Table 2 (success %)\t"+strings.Join(ts, "\t")+"\tAll\ttrials/task\terrored")
+	// ALFWorld's types in Table 2's order and names; others sorted after.
+	sort.Slice(ts, func(i, j int) bool {
+		a, b := slices.Index(table2Types, ts[i]), slices.Index(table2Types, ts[j])
+		if (a < 0) != (b < 0) {
+			return a >= 0
+		}
+		if a != b {
+			return a < b
+		}
+		return ts[i] < ts[j]
+	})
+	head := make([]string, len(ts))
+	for i, t := range ts {
+		head[i] = t
+		if k := slices.Index(table2Types, t); k >= 0 {
+			head[i] = table2Names[k]
+		}
+	}
+	fmt.Fprintln(w, "seed 004 Table 2 (success %)\t"+strings.Join(head, "\t")+"\tAll\ttrials/task\terrored")
 	line := func(label string, all runner.Summary, by map[string]runner.Summary, trials string) {
 		cells := []string{label}
 		for _, t := range ts {

@@ -27,7 +27,7 @@ import (
 func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	l := &Lists{cfg: cfg, fs: fs}
 	fs.StringVar(&cfg.Run, "run", cfg.Run, "run `directory`: checkpoints, configuration, results and the LLM response cache go here")
-	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem, its Table 2 and Table 3 variants, and arigraph-no-episodic) (known: "+strings.Join(app.MethodNames(true), ", ")+")")
+	fs.Var(stringList{&l.methods}, "method", "memory method(s): a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem, its Table 2 and Table 3 variants, arigraph-no-episodic, and clin with clin-ga, clin-gen-task and clin-advice) (known: "+strings.Join(app.MethodNames(true), ", ")+")")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "run seed: episode randomness (exploration, offline roles) derives from it")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "episodes played in parallel (default: the number of cores); 1 makes a run exactly reproducible")
 
@@ -56,7 +56,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Var(float32Flag{&cfg.SAMem.ThoughtThreshold}, "thought-threshold", "samem: cosine similarity threshold of thought clustering (default 0.85)")
 	fs.BoolVar(&cfg.SAMem.NoForgetting, "no-forgetting", cfg.SAMem.NoForgetting, "samem: turn the forgetting step off (seed 002 Fig. 6)")
 	fs.BoolVar(&cfg.Thinker.OneCall, "one-call", cfg.Thinker.OneCall, "samem and nomemory: ask for thought and action in one call that also sees the observation (off: the thought from the state, then the action, two calls as seed 002 Eq. 3)")
-	fs.IntVar(&cfg.CLIN.Trials, "clin-trials", cfg.CLIN.Trials, "clin: trials that adapt a training task's memory (0: 5, seed 004 Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory")
+	fs.IntVar(&cfg.CLIN.Trials, "clin-trials", cfg.CLIN.Trials, "clin: trials that adapt a training task's memory (0: 5, seed 004 Fig. 4's Trial-0 to Trial-4); later iterations replay the last memory; also the most trials clin-ga and clin-gen-task give a held-out task in eval (G+A)")
 	fs.BoolVar(&cfg.CLIN.MetaFirstTrial, "clin-meta-first-trial", cfg.CLIN.MetaFirstTrial, "clin: start a training task's first trial from a meta-memory of the other trained tasks of its type (off: an empty memory, as ADAPT in seed 004 Sec. 5A)")
 	fs.BoolVar(&cfg.CLIN.SelectByEmbedding, "clin-select-by-embedding", cfg.CLIN.SelectByEmbedding, "clin: choose the memory items shown to the controller by embedding similarity (top 20) even with a model (off: a model call selects them from the full memory and the task, seed 004 Sec. 3.3; offline always uses embeddings)")
 	fs.StringVar(&cfg.KGPlan.Planner, "planner", cfg.KGPlan.Planner, "kgplan: the classical planner: astar (built in, default), fast-downward=PATH (Fast Downward's driver, A* + LM-cut), or an external planner's command line \"PROG ARGS\" naming {domain}, {problem} and {plan} (no shell)")
