@@ -194,7 +194,10 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		rows    []EpisodeRow
 		trajs   []runner.Episode
 		methods []string
-		runErr  error
+		// superseded marks the trials that are not their task's result
+		// (G+A's earlier trials), for trajectories.jsonl.
+		superseded []bool
+		runErr     error
 	)
 	for _, name := range cfg.Methods {
 		meter := llm.NewMeter(mustPrices(cfg))
@@ -234,9 +237,11 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		}
 		results = append(results, res)
 		rows = append(rows, episodeRows(name, cfg.Split, eps, paper)...)
+		fin := finalTrials(eps)
 		for _, e := range eps {
 			trajs = append(trajs, e)
 			methods = append(methods, name)
+			superseded = append(superseded, !fin[trialKey{e.Task.ID, e.Trial}])
 		}
 		if err != nil {
 			runErr = fmt.Errorf("eval %s: %w", name, err)
@@ -279,7 +284,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		if err := writeJSON(filepath.Join(tmp, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
 			return err
 		}
-		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), methods, trajs); err != nil {
+		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), methods, superseded, trajs); err != nil {
 			return err
 		}
 		if err := appendLines(filepath.Join(tmp, TrajectoriesFile), kept.traj); err != nil {
@@ -413,16 +418,25 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 	return res
 }
 
-func episodeRows(name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
-	rows := make([]EpisodeRow, len(eps))
-	type trialKey struct {
-		task  string
-		trial int
-	}
+// trialKey names one trial of one task.
+type trialKey struct {
+	task  string
+	trial int
+}
+
+// finalTrials is the set of trials that are their task's result
+// (runner.Final): every episode of a method that plays each task once.
+func finalTrials(eps []runner.Episode) map[trialKey]bool {
 	final := map[trialKey]bool{}
 	for _, f := range runner.Final(eps) {
 		final[trialKey{f.Task.ID, f.Trial}] = true
 	}
+	return final
+}
+
+func episodeRows(name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
+	rows := make([]EpisodeRow, len(eps))
+	final := finalTrials(eps)
 	for i, e := range eps {
 		o := e.Outcome
 		spl := 0.0
@@ -456,8 +470,9 @@ func writeJSON(path string, v any) error {
 }
 
 // writeTrajectories writes one JSON line per episode: method, task and
-// every step (thought, action, observation, reward).
-func writeTrajectories(path string, methods []string, eps []runner.Episode) error {
+// every step (thought, action, observation, reward); a trial that is not
+// its task's result (G+A's earlier trials) is marked superseded.
+func writeTrajectories(path string, methods []string, superseded []bool, eps []runner.Episode) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -475,9 +490,10 @@ func writeTrajectories(path string, methods []string, eps []runner.Episode) erro
 		}
 		e.Transitions = trs
 		if err := enc.Encode(struct {
-			Method string `json:"method"`
+			Method     string `json:"method"`
+			Superseded bool   `json:"superseded,omitempty"`
 			runner.Episode
-		}{methods[i], e}); err != nil {
+		}{methods[i], superseded[i], e}); err != nil {
 			f.Close()
 			return fmt.Errorf("write %s: %w", path, err)
 		}

@@ -117,7 +117,8 @@ type curve struct{ mean, std []float64 }
 
 // scoreCurves reads trajectories.jsonl and returns, per method, the mean
 // and standard deviation over episodes of the normalised score after each
-// step (seed 000 Fig. 4). An episode that ended keeps its final score; the
+// step (seed 000 Fig. 4), over each task's result (a G+A method's earlier
+// trials, marked superseded, are left out). An episode that ended keeps its final score; the
 // score is normalised as runner.Summarize does (by the maximum score, or 1
 // for a win where the environment has no score).
 func scoreCurves(path string) (map[string]curve, error) {
@@ -127,8 +128,9 @@ func scoreCurves(path string) (map[string]curve, error) {
 	}
 	defer f.Close()
 	type line struct {
-		Method  string `json:"method"`
-		Outcome struct {
+		Method     string `json:"method"`
+		Superseded bool   `json:"superseded"`
+		Outcome    struct {
 			Won      bool    `json:"won"`
 			Score    float64 `json:"score"`
 			MaxScore float64 `json:"max_score"`
@@ -159,6 +161,9 @@ func scoreCurves(path string) (map[string]curve, error) {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if l.Superseded {
+			continue // an earlier trial of a task retried (G+A): not its result
 		}
 		c := make([]float64, len(l.Transitions))
 		for i, tr := range l.Transitions {
