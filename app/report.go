@@ -60,6 +60,9 @@ func WriteReport(run, split string) ([]string, error) {
 		if m.History, err = TrainingHistory(run, r.Method); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
+		if a := r.Adapt; a != nil {
+			m.Adapt = &report.Adapt{FirstTrial: a.FirstTrial, FirstByType: a.FirstByType, AvgTrials: a.AvgTrials, MaxTrials: a.MaxTrials}
+		}
 		if c, ok := curves[r.Method]; ok {
 			m.ScoreByStep, m.ScoreStd = c.mean, c.std
 		}

@@ -40,6 +40,7 @@ func Markdown(d Data, plots map[string]bool) string {
 		byType(&b, d)
 		paperTable2(&b, d)
 		paperTable3(&b, d)
+		clinTable2(&b, d)
 		ablations(&b, d)
 		training(&b, d)
 	}
@@ -381,4 +382,70 @@ func historyHas(h []runner.IterationStats, key string) bool {
 		}
 	}
 	return false
+}
+
+// ALFWorld's task types in the column order of seed 004 Table 2, with the
+// names it gives them.
+var (
+	clinTypes     = []string{"pick_and_place_simple", "pick_clean_then_place_in_recep", "pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep", "look_at_obj_in_light", "pick_two_obj_and_place"}
+	clinTypeNames = []string{"Pick", "Clean", "Heat", "Cool", "Look", "Pick2"}
+)
+
+// clinTable2 is seed 004 Table 2 as the paper lays it out: success (%) per
+// task type and over all, one row per CLIN setting; a method evaluated with
+// trials (clin-ga, clin-gen-task) gives its first trial (GEN-ENV or
+// GEN-TASK) and its result after adaptation (+A).
+func clinTable2(b *strings.Builder, d Data) {
+	var ms []Method
+	for _, m := range d.Methods {
+		if m.Name == "clin" || strings.HasPrefix(m.Name, "clin-") && !strings.HasSuffix(m.Name, "(not evaluated)") {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	types := taskTypes(ms)
+	sort.SliceStable(types, func(i, j int) bool {
+		a, b := slices.Index(clinTypes, types[i]), slices.Index(clinTypes, types[j])
+		if (a < 0) != (b < 0) {
+			return a >= 0
+		}
+		return a < b
+	})
+	b.WriteString("## Table 2 (seed 004): CLIN's generalisation, success (%)\n\n")
+	head := []string{"setting"}
+	for _, t := range types {
+		if k := slices.Index(clinTypes, t); k >= 0 {
+			t = clinTypeNames[k]
+		}
+		head = append(head, t)
+	}
+	head = append(head, "All", "trials per task")
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|---" + strings.Repeat("|---:", len(head)-1) + "|\n")
+	row := func(label string, all runner.Summary, by map[string]runner.Summary, trials string) {
+		cells := []string{label}
+		for _, t := range types {
+			if s, ok := by[t]; ok && s.Completed > 0 {
+				cells = append(cells, fmt.Sprintf("%.1f", 100*s.SuccessRate))
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		cells = append(cells, fmt.Sprintf("%.1f", 100*all.SuccessRate), trials)
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	for _, m := range ms {
+		setting := "GEN-ENV"
+		if m.Name == "clin-gen-task" {
+			setting = "GEN-TASK"
+		}
+		if m.Adapt == nil {
+			row(fmt.Sprintf("%s (%s)", m.Name, setting), m.Overall, m.ByType, "1")
+			continue
+		}
+		row(fmt.Sprintf("%s, first trial (%s)", m.Name, setting), m.Adapt.FirstTrial, m.Adapt.FirstByType, "1")
+		row(fmt.Sprintf("%s (%s+A)", m.Name, setting), m.Overall, m.ByType, fmt.Sprintf("%.2f of %d", m.Adapt.AvgTrials, m.Adapt.MaxTrials))
+	}
+	b.WriteString("\n")
 }

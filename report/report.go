@@ -50,6 +50,19 @@ type Method struct {
 	// evaluated episodes (an episode that ended keeps its final score), and
 	// ScoreStd its standard deviation; index 0 is after the first step.
 	ScoreByStep, ScoreStd []float64
+	// Adapt is set for a method evaluated with several trials per task
+	// (CLIN's G+A): Overall and ByType are then each task's result over its
+	// trials, and Adapt holds the first trials'.
+	Adapt *Adapt
+}
+
+// Adapt is the first-trial side of a method evaluated with trials (seed 004
+// Table 2: GEN-ENV or GEN-TASK, before "+A").
+type Adapt struct {
+	FirstTrial  runner.Summary
+	FirstByType map[string]runner.Summary
+	AvgTrials   float64
+	MaxTrials   int
 }
 
 // ParseRow is one model role's reply-parse account in an evaluation.
