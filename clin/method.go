@@ -293,6 +293,28 @@ func (m *Method) archive(typ, exclude string, otherTypes bool) []Archived {
 	for _, i := range idx {
 		sorted = append(sorted, out[i])
 	}
+	if otherTypes {
+		// GEN-TASK draws on several types: the best memory of each type
+		// first, then the second best of each, ..., so that no type fills
+		// the archive by the order of its task ids (the paper transfers
+		// from one related task, Sec. 5C; a default of this project).
+		rank := map[string]int{}
+		ranks := make([]int, len(sorted))
+		for i, a := range sorted {
+			ranks[i] = rank[a.Task.Type]
+			rank[a.Task.Type]++
+		}
+		order := make([]int, len(sorted))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(i, j int) bool { return ranks[order[i]] < ranks[order[j]] })
+		balanced := make([]Archived, len(sorted))
+		for i, k := range order {
+			balanced[i] = sorted[k]
+		}
+		sorted = balanced
+	}
 	if len(sorted) > m.cfg.Archive {
 		sorted = sorted[:m.cfg.Archive]
 	}

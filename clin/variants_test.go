@@ -251,3 +251,26 @@ func TestGenTaskPromptGolden(t *testing.T) {
 }
 
 var _ agent.EvalTrialer = (*Method)(nil)
+
+// TestGenTaskArchiveBalanced: GEN-TASK's archive takes the best memory of
+// every other type before a second one of any type, and never the task's
+// own type.
+func TestGenTaskArchiveBalanced(t *testing.T) {
+	m := newOffline(t)
+	item := []Abstraction{{Kind: Necessary, X: "a", Y: "b"}}
+	for i, typ := range []string{"cool", "cool", "cool", "clean", "clean", "look", "heat"} {
+		id := string(rune('a'+i)) + "-" + typ
+		m.tasks[id] = &taskMemory{Task: envbridge.Task{ID: id, Type: typ}, Trials: []Memory{{Reward: 1 - float64(i)/10, Items: item}}}
+	}
+	m.cfg.Archive = 4
+	m.mu.Lock()
+	got := m.archive("heat", "x", true)
+	m.mu.Unlock()
+	var ids []string
+	for _, a := range got {
+		ids = append(ids, a.Task.ID)
+	}
+	if want := []string{"a-cool", "d-clean", "f-look", "b-cool"}; !slices.Equal(ids, want) {
+		t.Errorf("GEN-TASK archive %v, want %v", ids, want)
+	}
+}
