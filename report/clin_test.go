@@ -34,6 +34,9 @@ func TestCLINTable2(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
 	}
+	if strings.Contains(md, "## Ablations of clin") {
+		t.Errorf("clin-ga, a setting of Table 2, is listed as an ablation of clin:\n%s", md)
+	}
 	d.Methods = d.Methods[:1]
 	if md := Markdown(d, nil); strings.Contains(md, "seed 004") {
 		t.Error("report without CLIN has a seed 004 Table 2")
