@@ -6,11 +6,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/offline"
+	"github.com/samem/trainer/llm/openai"
 	"github.com/samem/trainer/runner"
 )
 
@@ -272,5 +276,44 @@ func TestGenTaskArchiveBalanced(t *testing.T) {
 	}
 	if want := []string{"a-cool", "d-clean", "f-look", "b-cool"}; !slices.Equal(ids, want) {
 		t.Errorf("GEN-TASK archive %v, want %v", ids, want)
+	}
+}
+
+// TestGenTaskImprovises: with a model and no trained memory of another
+// type, GEN-TASK still asks (Fig. 9: "If PREVIOUS LEARNINGS says 'No
+// learnings available', improvise learnings for the NEW TASK") and the
+// held-out task starts from what the model wrote, counted under its own
+// purpose.
+func TestGenTaskImprovises(t *testing.T) {
+	srv := llmtest.NewServer(t, func(c llmtest.Call) llmtest.Reply {
+		if c.Chat == nil {
+			return llmtest.Reply{}
+		}
+		if strings.Contains(c.Chat.Prompt(), "No learnings available") && strings.Contains(c.Chat.Prompt(), "SAME ENVIRONMENT CONFIGURATION") {
+			return llmtest.Reply{Text: metaReply}
+		}
+		return llmtest.Reply{Text: "unexpected prompt"}
+	})
+	client, err := openai.New(openai.Config{
+		ChatModel: "test-chat", ChatBaseURLs: []string{srv.URL},
+		EmbedModel: "test-embed", EmbedDim: llmtest.DefaultEmbedDim, Timeout: 10 * time.Second, Retries: -1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Config{GenTask: true}, Deps{Chat: client, Embed: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meter := llm.NewMeter(nil)
+	ep, err := m.Start(llm.WithMeter(context.Background(), meter), agent.Start{Task: heatEgg, Mode: agent.Eval, Style: envbridge.StyleHousehold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ep.(*episode).memory; len(got) != 2 || got[0].Trial != -1 {
+		t.Errorf("held-out memory %+v, want the 2 improvised items", got)
+	}
+	if s := meter.Report().ByPurpose[PurposeMetaTask]; s.Replies != 1 {
+		t.Errorf("%s account %+v, want 1 reply", PurposeMetaTask, s)
 	}
 }
