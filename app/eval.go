@@ -241,7 +241,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		for _, e := range eps {
 			trajs = append(trajs, e)
 			methods = append(methods, name)
-			superseded = append(superseded, !fin[trialKey{e.Task.ID, e.Trial}])
+			superseded = append(superseded, !fin(e))
 		}
 		if err != nil {
 			runErr = fmt.Errorf("eval %s: %w", name, err)
@@ -375,7 +375,9 @@ func loadLatest(ctx context.Context, cfg Config, name string, m agent.Method, b 
 // and Adapt holds the first trials'.
 func evalSummary(name, split string, eps []runner.Episode, trials int, paper map[string]int, usage llm.Report) EvalResult {
 	all := eps
-	eps = runner.Final(all)
+	if trials > 1 {
+		eps = runner.Final(all)
+	}
 	s := runner.Summarize(eps, paper)
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
@@ -424,14 +426,21 @@ type trialKey struct {
 	trial int
 }
 
-// finalTrials is the set of trials that are their task's result
-// (runner.Final): every episode of a method that plays each task once.
-func finalTrials(eps []runner.Episode) map[trialKey]bool {
+// finalTrials tells the trials that are their task's result
+// (runner.Final): every episode when no task was retried.
+func finalTrials(eps []runner.Episode) func(runner.Episode) bool {
+	retried := false
+	for _, e := range eps {
+		retried = retried || e.Trial > 0
+	}
+	if !retried {
+		return func(runner.Episode) bool { return true }
+	}
 	final := map[trialKey]bool{}
 	for _, f := range runner.Final(eps) {
 		final[trialKey{f.Task.ID, f.Trial}] = true
 	}
-	return final
+	return func(e runner.Episode) bool { return final[trialKey{e.Task.ID, e.Trial}] }
 }
 
 func episodeRows(name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
@@ -447,7 +456,7 @@ func episodeRows(name, split string, eps []runner.Episode, paper map[string]int)
 			Method: name, Split: split, TaskID: e.Task.ID, Type: e.Task.Type, Goal: e.Task.Goal,
 			Won: o.Won && o.Err == "", Lost: o.Lost, Truncated: o.Truncated, Score: o.Score, MaxScore: o.MaxScore,
 			Steps: int64(o.Steps), OracleSteps: int64(e.Task.OracleSteps), SPL: spl, Error: o.Err,
-			Trial: int64(e.Trial), Final: final[trialKey{e.Task.ID, e.Trial}],
+			Trial: int64(e.Trial), Final: final(e),
 			RowRecord: RowRecord{MaxSteps: int64(e.Task.MaxSteps)},
 		}
 	}

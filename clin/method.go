@@ -236,10 +236,6 @@ func (m *Method) EvalTrials() int {
 	return 1
 }
 
-// Settings reports the switches that make this CLIN what it is, for the
-// records of a run.
-func (m *Method) Settings() Config { return m.cfg }
-
 // Size implements agent.Sizer: "abstractions" counts the items of every
 // task's current memory, "tasks" the tasks with memory.
 func (m *Method) Size() map[string]int {

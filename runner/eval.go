@@ -91,7 +91,11 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 		eps[i] = r.episode
 		tasks[r.index] = true
 	}
-	s := Summarize(Final(eps), nil)
+	results := eps
+	if trials > 1 {
+		results = Final(eps)
+	}
+	s := Summarize(results, nil)
 	prog.End(fmt.Sprintf("eval %s: success %.2f (%d/%d completed), avg steps %.1f, %d errored", cfg.Method.Name(), s.SuccessRate, s.Successes, s.Completed, s.AvgSteps, s.Errors))
 	if len(tasks) < len(cfg.Tasks) || interrupted {
 		return eps, fmt.Errorf("%w: evaluated %d of %d tasks", ErrInterrupted, len(tasks), len(cfg.Tasks))
