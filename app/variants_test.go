@@ -101,8 +101,18 @@ func TestVariantsSideBySide(t *testing.T) {
 		t.Errorf("report.md has no ablation table:\n%s", md)
 	}
 	for _, a := range Ablations() {
-		if a == ActionLevelName {
+		switch a {
+		case ActionLevelName:
 			continue // in Table 3
+		case CLINGAName, CLINGenTaskName:
+			// settings of seed 004 Table 2: their own section, first
+			// trial and after adaptation
+			for _, row := range []string{"| " + a + ", first trial (", "| " + a + " (GEN-"} {
+				if !strings.Contains(string(md), row) {
+					t.Errorf("report.md has no seed 004 Table 2 row %q", row)
+				}
+			}
+			continue
 		}
 		if !strings.Contains(string(md), "| "+a+" | "+AblationDoc(a)) {
 			t.Errorf("report.md has no ablation row for %s", a)
