@@ -11,11 +11,12 @@ import (
 // replays the walkthrough from a snapshot of the first prompt, over and
 // over, so every step is a real move of the game; b.N counts steps and the
 // steps/s metric is reported.
-func benchSteps(b *testing.B, story []byte, seed int64, lines []string) {
+func benchSteps(b *testing.B, story []byte, seed int64, lines []string, noCache bool) {
 	m, err := Load(story, Options{Seed: seed})
 	if err != nil {
 		b.Fatal(err)
 	}
+	m.noCache = noCache
 	w, err := m.Run()
 	if err != nil || w != WaitLine {
 		b.Fatalf("first Run: %v %v", w, err)
@@ -24,6 +25,7 @@ func benchSteps(b *testing.B, story []byte, seed int64, lines []string) {
 	start := m.Snapshot()
 	i := 0
 	b.ReportAllocs()
+	ex0 := m.executed
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
@@ -59,7 +61,13 @@ func benchSteps(b *testing.B, story []byte, seed int64, lines []string) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 	// On a loaded machine wall-clock time overstates the cost; the process's
 	// CPU time per step (user+system, GC included) is reported beside it.
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "steps/cpu-s")
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(b.N)/cpu.Seconds(), "steps/cpu-s")
+	// The Z-machine instructions a step executes, and the CPU time of one
+	// (the interpreter's own speed, whatever the game's turns cost).
+	ins := float64(m.executed - ex0)
+	b.ReportMetric(ins/float64(b.N), "instr/step")
+	b.ReportMetric(float64(cpu.Nanoseconds())/ins, "cpu-ns/instr")
 }
 
 // cpuTime is the CPU time this process has used (user + system).
@@ -74,13 +82,22 @@ func cpuTime() time.Duration {
 func BenchmarkStepZork1(b *testing.B) {
 	dir, games := jerichoGames(b)
 	g := games["zork1.z5"]
-	benchSteps(b, readStory(b, filepath.Join(dir, "zork1.z5")), g.Seed, g.Walkthrough)
+	benchSteps(b, readStory(b, filepath.Join(dir, "zork1.z5")), g.Seed, g.Walkthrough, false)
 }
 
 func BenchmarkStepCook(b *testing.B) {
 	dir := filepath.Join(sharedDir(b, "games"), "arigraph")
 	cmds, _ := cookingWalkthrough(b, filepath.Join(dir, "cook.json"))
-	benchSteps(b, readStory(b, filepath.Join(dir, "cook.z8")), 0, cmds)
+	benchSteps(b, readStory(b, filepath.Join(dir, "cook.z8")), 0, cmds, false)
+}
+
+// BenchmarkStepCookNoCache is BenchmarkStepCook without the instruction
+// cache (every instruction decoded by step): the cache's gain, measured in
+// the same run.
+func BenchmarkStepCookNoCache(b *testing.B) {
+	dir := filepath.Join(sharedDir(b, "games"), "arigraph")
+	cmds, _ := cookingWalkthrough(b, filepath.Join(dir, "cook.json"))
+	benchSteps(b, readStory(b, filepath.Join(dir, "cook.z8")), 0, cmds, true)
 }
 
 // BenchmarkSnapshotRestore measures one Snapshot plus one Restore on zork1

@@ -1,0 +1,596 @@
+package zvm
+
+// The pre-decoded instruction cache. Instructions in static and high
+// memory (at or above the static memory base, header word 0x0e) are
+// decoded once (§4: form, operand types and values, store variable,
+// branch) and then executed from the decoded form. This is safe without
+// any invalidation: the game can write dynamic memory only (§1.1.1: static
+// memory "cannot be altered by the game"; wb, ww, setObjRel and the globals
+// all stop at the static base, and Restore, restart and RestoreQuetzal
+// rewrite dynamic memory only), so bytes at or above the base never change
+// while the Machine lives. Code in dynamic memory, which a game could
+// rewrite, is never cached: step decodes it afresh every time.
+//
+// The hottest opcodes (branches, arithmetic, loads and stores, calls and
+// returns: about 90% of the instructions an Inform 7 turn executes) run
+// inline in loop; every other opcode is handed to the exec functions of
+// exec.go exactly as step would hand it (operands in m.ops, m.pc at the
+// store or branch byte), so there is one implementation of each opcode's
+// meaning besides the fast forms, and TestCacheMatchesStep compares the
+// two paths on every walkthrough.
+
+// inst is one decoded instruction.
+type inst struct {
+	kind    uint8 // a fast kind below, or kGeneric
+	form    uint8 // fLong, f1OP, f0OP, fVar2, fVar, fExt: how step would dispatch it
+	opnum   uint8 // the opcode number within its form (EXT: the second byte)
+	n       uint8 // operands
+	varMask uint8 // bit i: operand i is a variable number (read when executed)
+	brRet   int8  // branch: -1 jump to brTo, 0 return false, 1 return true
+	brOn    bool  // branch when the condition is this
+	store   int16 // the variable that receives the result (fast kinds that store)
+	ops     [8]uint16
+	after   int32 // the address after the operands (store and branch bytes follow)
+	next    int32 // the address after the whole instruction (fast kinds)
+	brTo    int32 // the branch target when brRet is -1
+}
+
+// forms, as step dispatches them
+const (
+	fLong = iota // 2OP in long form: exec2(op, 2)
+	f1OP
+	f0OP
+	fVar2 // 2OP in variable form: exec2(op, n)
+	fVar
+	fExt
+)
+
+// fast kinds
+const (
+	kGeneric = iota
+	kJe
+	kJl
+	kJg
+	kDecChk
+	kIncChk
+	kJin
+	kTest
+	kOr
+	kAnd
+	kTestAttr
+	kStore
+	kLoadw
+	kLoadb
+	kGetProp
+	kGetPropAddr
+	kAdd
+	kSub
+	kMul
+	kCall // call_vs, call_2s, call_1s, call_vs2 (store) and the _n forms (store -1)
+	kJz
+	kGetSibling // get_sibling, get_child (store and branch)
+	kGetParent
+	kGetPropLen
+	kInc
+	kDec
+	kRet
+	kJump
+	kLoad
+	kNot
+	kRtrue
+	kRfalse
+	kRetPopped
+	kStorew
+	kStoreb
+	kPush
+	kCheckArgCount
+)
+
+// maxInstLen bounds an instruction's length (call_vs2: opcode, two types
+// bytes, eight two-byte operands and a store byte, 20 bytes; EXT with a
+// branch: 14). Instructions closer than this to the end of memory are
+// not cached (step checks them byte by byte).
+const maxInstLen = 24
+
+// cacheIndex marks: an instruction not decoded yet, or one step decodes
+// every time.
+const (
+	notDecoded = 0
+	uncached   = -1
+)
+
+// initCache allocates the index over static and high memory.
+func (m *Machine) initCache() {
+	m.icache = make([]int32, len(m.mem)-m.dyn)
+	m.insts = append(m.insts[:0], inst{}) // entry 0 stands for notDecoded
+}
+
+// decodeInst decodes the instruction at pc (pc >= m.dyn) into the cache
+// and returns its index, or uncached.
+func (m *Machine) decodeInst(pc int) int32 {
+	j := pc - m.dyn
+	if pc+maxInstLen > len(m.mem) || len(m.insts) >= 1<<31-1 {
+		m.icache[j] = uncached
+		return uncached
+	}
+	mem := m.mem
+	var in inst
+	op := mem[pc]
+	p := pc + 1
+	var types [8]byte
+	nt := 0
+	switch {
+	case op < 0x80:
+		in.form, in.opnum = fLong, op&0x1f
+		types[0], types[1] = opSmall, opSmall
+		if op&0x40 != 0 {
+			types[0] = opVar
+		}
+		if op&0x20 != 0 {
+			types[1] = opVar
+		}
+		nt = 2
+	case op < 0xb0:
+		in.form, in.opnum = f1OP, op&0x0f
+		types[0] = (op >> 4) & 3
+		nt = 1
+	case op < 0xc0:
+		if op == 0xbe && m.version >= 5 {
+			in.form, in.opnum = fExt, mem[p]
+			tb := mem[p+1]
+			p += 2
+			for i := 0; i < 4; i++ {
+				types[i] = (tb >> (6 - 2*i)) & 3
+			}
+			nt = 4
+		} else {
+			in.form, in.opnum = f0OP, op&0x0f
+		}
+	default:
+		in.form, in.opnum = fVar, op&0x1f
+		if op < 0xe0 {
+			in.form = fVar2
+		}
+		tb := mem[p]
+		p++
+		for i := 0; i < 4; i++ {
+			types[i] = (tb >> (6 - 2*i)) & 3
+		}
+		nt = 4
+		if op == 0xec || op == 0xfa { // call_vs2, call_vn2
+			tb2 := mem[p]
+			p++
+			for i := 0; i < 4; i++ {
+				types[4+i] = (tb2 >> (6 - 2*i)) & 3
+			}
+			nt = 8
+		}
+	}
+	for _, t := range types[:nt] {
+		switch t {
+		case opLarge:
+			in.ops[in.n] = uint16(mem[p])<<8 | uint16(mem[p+1])
+			p += 2
+		case opSmall:
+			in.ops[in.n] = uint16(mem[p])
+			p++
+		case opVar:
+			in.ops[in.n] = uint16(mem[p])
+			in.varMask |= 1 << in.n
+			p++
+		}
+		if t == opOmitted {
+			break
+		}
+		in.n++
+	}
+	in.after = int32(p)
+	in.kind, p = m.fastKind(&in, p)
+	in.next = int32(p)
+	k := int32(len(m.insts))
+	m.insts = append(m.insts, in)
+	m.icache[j] = k
+	return k
+}
+
+// fastKind classifies a decoded instruction and, for a fast kind, decodes
+// its store byte and branch (§4.6, §4.7) starting at p; it returns the
+// kind and the address after the instruction. Forms with fewer operands
+// than the opcode needs stay generic (the exec functions report them).
+func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
+	v := m.version
+	kind := uint8(kGeneric)
+	stores, branches := false, false
+	n := in.n
+	switch in.form {
+	case fLong, fVar2:
+		if n < 2 {
+			return kGeneric, p
+		}
+		switch in.opnum {
+		case 1:
+			kind, branches = kJe, true
+		case 2:
+			kind, branches = kJl, true
+		case 3:
+			kind, branches = kJg, true
+		case 4:
+			kind, branches = kDecChk, true
+		case 5:
+			kind, branches = kIncChk, true
+		case 6:
+			kind, branches = kJin, true
+		case 7:
+			kind, branches = kTest, true
+		case 8:
+			kind, stores = kOr, true
+		case 9:
+			kind, stores = kAnd, true
+		case 10:
+			kind, branches = kTestAttr, true
+		case 13:
+			kind = kStore
+		case 15:
+			kind, stores = kLoadw, true
+		case 16:
+			kind, stores = kLoadb, true
+		case 17:
+			kind, stores = kGetProp, true
+		case 18:
+			kind, stores = kGetPropAddr, true
+		case 20:
+			kind, stores = kAdd, true
+		case 21:
+			kind, stores = kSub, true
+		case 22:
+			kind, stores = kMul, true
+		case 25: // call_2s
+			if v >= 4 {
+				kind, stores = kCall, true
+			}
+		case 26: // call_2n
+			if v >= 5 {
+				kind = kCall
+			}
+		}
+	case f1OP:
+		switch in.opnum {
+		case 0:
+			kind, branches = kJz, true
+		case 1, 2:
+			kind, stores, branches = kGetSibling, true, true
+		case 3:
+			kind, stores = kGetParent, true
+		case 4:
+			kind, stores = kGetPropLen, true
+		case 5:
+			kind = kInc
+		case 6:
+			kind = kDec
+		case 8: // call_1s
+			if v >= 4 {
+				kind, stores = kCall, true
+			}
+		case 11:
+			kind = kRet
+		case 12:
+			kind = kJump
+		case 14:
+			kind, stores = kLoad, true
+		case 15:
+			if v <= 4 {
+				kind, stores = kNot, true
+			} else {
+				kind = kCall // call_1n
+			}
+		}
+	case f0OP:
+		switch in.opnum {
+		case 0:
+			kind = kRtrue
+		case 1:
+			kind = kRfalse
+		case 8:
+			kind = kRetPopped
+		}
+	case fVar:
+		switch in.opnum {
+		case 0: // call / call_vs
+			if n >= 1 {
+				kind, stores = kCall, true
+			}
+		case 1:
+			if n >= 3 {
+				kind = kStorew
+			}
+		case 2:
+			if n >= 3 {
+				kind = kStoreb
+			}
+		case 8:
+			if n >= 1 {
+				kind = kPush
+			}
+		case 12: // call_vs2
+			if v >= 4 && n >= 1 {
+				kind, stores = kCall, true
+			}
+		case 25, 26: // call_vn, call_vn2
+			if v >= 5 && n >= 1 {
+				kind = kCall
+			}
+		case 31:
+			if v >= 5 && n >= 1 {
+				kind, branches = kCheckArgCount, true
+			}
+		}
+	}
+	if kind == kGeneric {
+		return kGeneric, p
+	}
+	in.store = -1
+	if stores {
+		in.store = int16(m.mem[p])
+		p++
+	}
+	if branches {
+		b := m.mem[p]
+		p++
+		off := int(b & 0x3f)
+		if b&0x40 == 0 {
+			off = off<<8 | int(m.mem[p])
+			p++
+			if off&0x2000 != 0 {
+				off -= 0x4000
+			}
+		}
+		in.brOn = b&0x80 != 0
+		switch off {
+		case 0, 1:
+			in.brRet = int8(off)
+		default:
+			in.brRet = -1
+			in.brTo = int32(p + off - 2)
+		}
+	}
+	return kind, p
+}
+
+// loop executes at most budget instructions, from the cache where it can,
+// and returns how many it executed; it stops early when m.stop is set
+// (input wanted, halt, error). Variables are read and written inline for
+// globals and locals (the stack and errors go through readVar/writeVar);
+// the result of a storing kind and the branch of a branching kind are
+// handled once, after the switch.
+func (m *Machine) loop(budget int) int {
+	if m.icache == nil {
+		m.initCache()
+	}
+	mem := m.mem
+	glob := m.hdr.Globals - 32 // address of variable v (16-255): glob + 2v
+	for i := 0; i < budget; i++ {
+		pc := m.pc
+		j := pc - m.dyn
+		if m.noCache || uint(j) >= uint(len(m.icache)) {
+			m.step()
+			if m.stop {
+				return i + 1
+			}
+			continue
+		}
+		k := m.icache[j]
+		if k <= notDecoded {
+			if k == notDecoded {
+				k = m.decodeInst(pc)
+			}
+			if k == uncached {
+				m.step()
+				if m.stop {
+					return i + 1
+				}
+				continue
+			}
+		}
+		in := &m.insts[k]
+		m.opPC = pc
+		var a, b uint16
+		if n := in.n; n > 0 {
+			a = in.ops[0]
+			if in.varMask&1 != 0 {
+				if v := int(a); v >= 16 {
+					a = uint16(mem[glob+2*v])<<8 | uint16(mem[glob+2*v+1])
+				} else if v > 0 && v <= len(m.locals) {
+					a = m.locals[v-1]
+				} else {
+					a = m.readVar(v)
+				}
+			}
+			if n > 1 {
+				b = in.ops[1]
+				if in.varMask&2 != 0 {
+					if v := int(b); v >= 16 {
+						b = uint16(mem[glob+2*v])<<8 | uint16(mem[glob+2*v+1])
+					} else if v > 0 && v <= len(m.locals) {
+						b = m.locals[v-1]
+					} else {
+						b = m.readVar(v)
+					}
+				}
+				for x := uint8(2); x < n; x++ {
+					o := in.ops[x]
+					if in.varMask&(1<<x) != 0 {
+						o = m.readVar(int(o))
+					}
+					m.ops[x] = o
+				}
+			}
+		}
+		const (
+			none = iota
+			store
+			branch
+		)
+		post := none
+		var x uint16  // the result of a storing kind
+		var cond bool // the condition of a branching kind
+		switch in.kind {
+		case kGeneric:
+			m.ops[0], m.ops[1] = a, b
+			m.pc = int(in.after)
+			switch in.form {
+			case fLong:
+				m.exec2(int(in.opnum), 2)
+			case f1OP:
+				m.exec1(int(in.opnum))
+			case f0OP:
+				m.exec0(int(in.opnum))
+			case fVar2:
+				m.exec2(int(in.opnum), int(in.n))
+			case fVar:
+				m.execVar(int(in.opnum), int(in.n))
+			default:
+				m.execExt(int(in.opnum), int(in.n))
+			}
+		case kJe:
+			cond = a == b
+			for x := uint8(2); x < in.n && !cond; x++ {
+				cond = a == m.ops[x]
+			}
+			post = branch
+		case kJl:
+			cond, post = int16(a) < int16(b), branch
+		case kJg:
+			cond, post = int16(a) > int16(b), branch
+		case kJz:
+			cond, post = a == 0, branch
+		case kDecChk:
+			x := m.readVarInd(int(a)) - 1
+			m.writeVarInd(int(a), x)
+			cond, post = int16(x) < int16(b), branch
+		case kIncChk:
+			x := m.readVarInd(int(a)) + 1
+			m.writeVarInd(int(a), x)
+			cond, post = int16(x) > int16(b), branch
+		case kJin:
+			if a == 0 {
+				cond = b == 0
+			} else {
+				cond = m.objRel(int(a), 0) == int(b)
+			}
+			post = branch
+		case kTest:
+			cond, post = a&b == b, branch
+		case kTestAttr:
+			cond, post = a != 0 && m.attr(int(a), int(b)), branch
+		case kCheckArgCount:
+			cond, post = int(a) <= m.top().nArgs, branch
+		case kOr:
+			x, post = a|b, store
+		case kAnd:
+			x, post = a&b, store
+		case kAdd:
+			x, post = a+b, store
+		case kSub:
+			x, post = a-b, store
+		case kMul:
+			x, post = a*b, store
+		case kNot:
+			x, post = ^a, store
+		case kLoadw:
+			if ad := int(uint16(a + 2*b)); ad+1 < len(mem) {
+				x = uint16(mem[ad])<<8 | uint16(mem[ad+1])
+			} else {
+				x = m.rw(ad)
+			}
+			post = store
+		case kLoadb:
+			x, post = uint16(m.rb(int(uint16(a+b)))), store
+		case kGetProp:
+			if a != 0 {
+				x = m.getProp(int(a), int(b))
+			}
+			post = store
+		case kGetPropAddr:
+			if a != 0 {
+				d, _ := m.findProp(int(a), int(b))
+				x = uint16(d)
+			}
+			post = store
+		case kGetParent:
+			if a != 0 {
+				x = uint16(m.objRel(int(a), 0))
+			}
+			post = store
+		case kGetPropLen:
+			x, post = uint16(m.propLen(int(a))), store
+		case kLoad:
+			x, post = m.readVarInd(int(a)), store
+		case kStore:
+			m.pc = int(in.next)
+			m.writeVarInd(int(a), b)
+		case kCall:
+			m.pc = int(in.next)
+			n := int(in.n)
+			if n > 1 {
+				m.callArgs[0] = b
+				copy(m.callArgs[1:], m.ops[2:n])
+			}
+			m.call(a, m.callArgs[:n-1], int(in.store))
+		case kGetSibling:
+			if a != 0 {
+				x = uint16(m.objRel(int(a), int(in.opnum)))
+			}
+			m.writeVar(int(in.store), x)
+			cond, post = x != 0, branch
+		case kInc:
+			m.pc = int(in.next)
+			m.writeVarInd(int(a), m.readVarInd(int(a))+1)
+		case kDec:
+			m.pc = int(in.next)
+			m.writeVarInd(int(a), m.readVarInd(int(a))-1)
+		case kRet:
+			m.ret(a)
+		case kJump:
+			m.pc = int(in.next) + int(int16(a)) - 2
+		case kRtrue:
+			m.ret(1)
+		case kRfalse:
+			m.ret(0)
+		case kRetPopped:
+			m.ret(m.pop())
+		case kStorew:
+			m.pc = int(in.next)
+			m.ww(int(a+2*b), m.ops[2])
+		case kStoreb:
+			m.pc = int(in.next)
+			m.wb(int(a+b), byte(m.ops[2]))
+		case kPush:
+			m.pc = int(in.next)
+			m.push(a)
+		}
+		switch post {
+		case store:
+			m.pc = int(in.next)
+			if v := int(in.store); v >= 16 {
+				mem[glob+2*v], mem[glob+2*v+1] = byte(x>>8), byte(x)
+			} else if v > 0 && v <= len(m.locals) {
+				m.locals[v-1] = x
+			} else {
+				m.writeVar(v, x)
+			}
+		case branch:
+			switch {
+			case cond != in.brOn:
+				m.pc = int(in.next)
+			case in.brRet < 0:
+				m.pc = int(in.brTo)
+			default:
+				m.ret(uint16(in.brRet))
+			}
+		}
+		if m.stop {
+			return i + 1
+		}
+	}
+	return budget
+}
