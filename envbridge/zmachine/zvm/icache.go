@@ -29,7 +29,7 @@ type inst struct {
 	brRet   int8  // branch: -1 jump to brTo, 0 return false, 1 return true
 	brOn    bool  // branch when the condition is this
 	store   int16 // the variable that receives the result (fast kinds that store)
-	ops     [8]uint16
+	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
 	after   int32 // the address after the operands (store and branch bytes follow)
 	next    int32 // the address after the whole instruction (fast kinds)
 	brTo    int32 // the branch target when brRet is -1
@@ -106,10 +106,12 @@ func (m *Machine) initCache() {
 }
 
 // decodeInst decodes the instruction at pc (pc >= m.dyn) into the cache
-// and returns its index, or uncached.
+// and returns its index, or uncached (near the end of memory, and
+// call_vs2 and call_vn2, whose eight operands inst has no room for: 32
+// bytes keep two instructions to a cache line).
 func (m *Machine) decodeInst(pc int) int32 {
 	j := pc - m.dyn
-	if pc+maxInstLen > len(m.mem) || len(m.insts) >= 1<<31-1 {
+	if pc+maxInstLen > len(m.mem) || len(m.insts) >= 1<<31-1 || m.mem[pc] == 0xec || m.mem[pc] == 0xfa {
 		m.icache[j] = uncached
 		return uncached
 	}
@@ -117,7 +119,7 @@ func (m *Machine) decodeInst(pc int) int32 {
 	var in inst
 	op := mem[pc]
 	p := pc + 1
-	var types [8]byte
+	var types [4]byte
 	nt := 0
 	switch {
 	case op < 0x80:
@@ -157,14 +159,6 @@ func (m *Machine) decodeInst(pc int) int32 {
 			types[i] = (tb >> (6 - 2*i)) & 3
 		}
 		nt = 4
-		if op == 0xec || op == 0xfa { // call_vs2, call_vn2
-			tb2 := mem[p]
-			p++
-			for i := 0; i < 4; i++ {
-				types[4+i] = (tb2 >> (6 - 2*i)) & 3
-			}
-			nt = 8
-		}
 	}
 	for _, t := range types[:nt] {
 		switch t {
@@ -311,11 +305,7 @@ func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
 			if n >= 1 {
 				kind = kPush
 			}
-		case 12: // call_vs2
-			if v >= 4 && n >= 1 {
-				kind, stores = kCall, true
-			}
-		case 25, 26: // call_vn, call_vn2
+		case 25: // call_vn
 			if v >= 5 && n >= 1 {
 				kind = kCall
 			}
