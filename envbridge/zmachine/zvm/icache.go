@@ -21,18 +21,18 @@ package zvm
 
 // inst is one decoded instruction.
 type inst struct {
-	kind    uint8 // a fast kind below, or kGeneric
-	form    uint8 // fLong, f1OP, f0OP, fVar2, fVar, fExt: how step would dispatch it
-	opnum   uint8 // the opcode number within its form (EXT: the second byte)
-	n       uint8 // operands
-	varMask uint8 // bit i: operand i is a variable number (read when executed)
-	brRet   int8  // branch: -1 jump to brTo, 0 return false, 1 return true
-	brOn    bool  // branch when the condition is this
-	store   int16 // the variable that receives the result (fast kinds that store)
+	kind    uint8     // a fast kind below, or kGeneric
+	form    uint8     // fLong, f1OP, f0OP, fVar2, fVar, fExt: how step would dispatch it
+	opnum   uint8     // the opcode number within its form (EXT: the second byte)
+	n       uint8     // operands
+	varMask uint8     // bit i: operand i is a variable number (read when executed)
+	brRet   int8      // branch: -1 jump to brTo, 0 return false, 1 return true
+	brOn    bool      // branch when the condition is this
+	store   int16     // the variable that receives the result (fast kinds that store)
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
-	after   int32 // the address after the operands (store and branch bytes follow)
-	next    int32 // the address after the whole instruction (fast kinds)
-	brTo    int32 // the branch target when brRet is -1
+	after   int32     // the address after the operands (store and branch bytes follow)
+	next    int32     // the address after the whole instruction (fast kinds)
+	brTo    int32     // the branch target when brRet is -1
 }
 
 // forms, as step dispatches them
