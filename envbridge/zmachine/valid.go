@@ -131,12 +131,13 @@ func (e *Env) validActions(workers int) ([]string, error) {
 			vg.clones = append(vg.clones, m.Clone())
 		}
 		saved.clones = vg.clones // the clones stay with the game
+		clones := vg.clones      // (worker 0 writes *vg as soon as it starts)
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
 			g, from := vg, saved
 			if w > 0 {
-				from.m = vg.clones[w-1]
+				from.m = clones[w-1]
 				g = &vmGame{}
 			}
 			wg.Add(1)

@@ -19,21 +19,31 @@ package zvm
 // meaning besides the fast forms, and TestCacheMatchesStep compares the
 // two paths on every walkthrough.
 
-// inst is one decoded instruction.
+// inst is one decoded instruction, in 32 bytes (two to a cache line).
 type inst struct {
 	kind    uint8     // a fast kind below, or kGeneric
 	form    uint8     // fLong, f1OP, f0OP, fVar2, fVar, fExt: how step would dispatch it
 	opnum   uint8     // the opcode number within its form (EXT: the second byte)
 	n       uint8     // operands
 	varMask uint8     // bit i: operand i is a variable number (read when executed)
-	brRet   int8      // branch: -1 jump to brTo, 0 return false, 1 return true
-	brOn    bool      // branch when the condition is this
+	br      uint8     // branch: brOn bit, and brJump, brFalse or brTrue
 	store   int16     // the variable that receives the result (fast kinds that store)
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
-	after   int32     // the address after the operands (store and branch bytes follow)
-	next    int32     // the address after the whole instruction (fast kinds)
-	brTo    int32     // the branch target when brRet is -1
+	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
+	brTo    int32     // the branch target when br&3 is brJump
+	// nextK and brK link to the decoded instructions at next and brTo
+	// (0 until first seen), which saves looking them up in the index.
+	nextK, brK int32
 }
+
+// br field: the branch is taken when its condition is (br&brOn != 0); it
+// jumps to brTo, or returns false or true.
+const (
+	brJump  = 0
+	brFalse = 1
+	brTrue  = 2
+	brOn    = 0x80
+)
 
 // forms, as step dispatches them
 const (
@@ -178,7 +188,6 @@ func (m *Machine) decodeInst(pc int) int32 {
 		}
 		in.n++
 	}
-	in.after = int32(p)
 	in.kind, p = m.fastKind(&in, p)
 	in.next = int32(p)
 	k := int32(len(m.insts))
@@ -334,12 +343,16 @@ func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
 				off -= 0x4000
 			}
 		}
-		in.brOn = b&0x80 != 0
+		if b&0x80 != 0 {
+			in.br = brOn
+		}
 		switch off {
-		case 0, 1:
-			in.brRet = int8(off)
+		case 0:
+			in.br |= brFalse
+		case 1:
+			in.br |= brTrue
 		default:
-			in.brRet = -1
+			in.br |= brJump
 			in.brTo = int32(p + off - 2)
 		}
 	}
@@ -358,29 +371,50 @@ func (m *Machine) loop(budget int) int {
 	}
 	mem := m.mem
 	glob := m.hdr.Globals - 32 // address of variable v (16-255): glob + 2v
+	prev := int32(0)           // the instruction executed last, from the cache (0: none)
 	for i := 0; i < budget; i++ {
 		pc := m.pc
-		j := pc - m.dyn
-		if m.noCache || uint(j) >= uint(len(m.icache)) {
-			m.step()
-			if m.stop {
-				return i + 1
+		var k int32
+		if prev != 0 {
+			if p := &m.insts[prev]; pc == int(p.next) {
+				k = p.nextK
+			} else if pc == int(p.brTo) {
+				k = p.brK
 			}
-			continue
 		}
-		k := m.icache[j]
-		if k <= notDecoded {
-			if k == notDecoded {
-				k = m.decodeInst(pc)
-			}
-			if k == uncached {
+		if k == 0 {
+			j := pc - m.dyn
+			if m.noCache || uint(j) >= uint(len(m.icache)) {
+				prev = 0
 				m.step()
 				if m.stop {
 					return i + 1
 				}
 				continue
 			}
+			k = m.icache[j]
+			if k <= notDecoded {
+				if k == notDecoded {
+					k = m.decodeInst(pc)
+				}
+				if k == uncached {
+					prev = 0
+					m.step()
+					if m.stop {
+						return i + 1
+					}
+					continue
+				}
+			}
+			if prev != 0 {
+				if p := &m.insts[prev]; pc == int(p.next) {
+					p.nextK = k
+				} else if pc == int(p.brTo) {
+					p.brK = k
+				}
+			}
 		}
+		prev = k
 		in := &m.insts[k]
 		m.opPC = pc
 		var a, b uint16
@@ -426,7 +460,7 @@ func (m *Machine) loop(budget int) int {
 		switch in.kind {
 		case kGeneric:
 			m.ops[0], m.ops[1] = a, b
-			m.pc = int(in.after)
+			m.pc = int(in.next)
 			switch in.form {
 			case fLong:
 				m.exec2(int(in.opnum), 2)
@@ -570,12 +604,12 @@ func (m *Machine) loop(budget int) int {
 			}
 		case branch:
 			switch {
-			case cond != in.brOn:
+			case cond != (in.br&brOn != 0):
 				m.pc = int(in.next)
-			case in.brRet < 0:
+			case in.br&3 == brJump:
 				m.pc = int(in.brTo)
 			default:
-				m.ret(uint16(in.brRet))
+				m.ret(uint16(in.br&3) - 1)
 			}
 		}
 		if m.stop {

@@ -440,3 +440,7 @@ func (m *Machine) Clone() *Machine {
 	c.executed = m.executed
 	return c
 }
+
+// Executed is the number of instructions Run has executed on this machine,
+// in all (Restore does not rewind it).
+func (m *Machine) Executed() uint64 { return m.executed }
