@@ -1,7 +1,12 @@
 package zvm
 
 import (
+	"fmt"
+	"io"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -135,4 +140,142 @@ func BenchmarkWorldHash(b *testing.B) {
 	for n := 0; n < b.N; n++ {
 		m.WorldHash()
 	}
+}
+
+// exploreScript is the script played on the TextWorld games that come
+// without a walkthrough (hunt, clean_3x3_default): looking, the inventory,
+// the four moves and back, examining, taking all.
+var exploreScript = []string{"look", "inventory", "north", "south", "south", "north", "east", "west",
+	"west", "east", "examine room", "take all", "inventory", "look"}
+
+// engineGames are the games BenchmarkEngines plays: every TextWorld game of
+// ../shared/games/arigraph (its walkthrough, or exploreScript) and zork1
+// (its walkthrough at its seed).
+func engineGames(b *testing.B) []engineGame {
+	tw := filepath.Join(sharedDir(b, "games"), "arigraph")
+	var gs []engineGame
+	for _, name := range []string{"hunt", "clean_3x3_default", "cook", "cook_1_1_cut", "cook_1_9"} {
+		cmds, _ := cookingWalkthrough(b, filepath.Join(tw, name+".json"))
+		if len(cmds) == 0 {
+			cmds = exploreScript
+		}
+		gs = append(gs, engineGame{name, filepath.Join(tw, name+".z8"), 0, cmds})
+	}
+	dir, jg := jerichoGames(b)
+	gs = append(gs, engineGame{"zork1", filepath.Join(dir, "zork1.z5"), jg["zork1.z5"].Seed, jg["zork1.z5"].Walkthrough})
+	return gs
+}
+
+type engineGame struct {
+	name, path string
+	seed       int64
+	script     []string
+}
+
+// BenchmarkEngines compares the two interpreters' engines on the same
+// scripts, per CPU second (the machine may be shared: wall-clock rates
+// would measure the load). One iteration plays the whole script on zvm
+// (from a snapshot of the opening; the CPU time of this thread) and through
+// one dfrotz process (dfrotz -m -p -q, the script piped in; the child's CPU
+// time, less that of a dfrotz run of the opening alone, measured in the
+// same iteration). Metrics: zvm steps/cpu-s, instructions per step and
+// CPU ns per instruction; dfrotz steps/cpu-s; their ratio.
+func BenchmarkEngines(b *testing.B) {
+	dfrotz := dfrotzPath(b)
+	for _, g := range engineGames(b) {
+		b.Run(g.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			m, err := Load(readStory(b, g.path), Options{Seed: g.seed})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if w, err := m.Run(); err != nil || w == Halted {
+				b.Fatalf("opening: %v %v", w, err)
+			}
+			m.Output()
+			start := m.Snapshot()
+			playSteps(b, m, g.script) // once unmeasured: the decoded instructions are warm, as in any run past the first turns
+			script := strings.Join(g.script, "\n") + "\n"
+			var zvmCPU, dfCPU time.Duration
+			var ins uint64
+			steps := 0
+			for b.Loop() {
+				m.Restore(start)
+				ex, c0 := m.executed, threadCPU()
+				steps += playSteps(b, m, g.script)
+				zvmCPU += threadCPU() - c0
+				ins += m.executed - ex
+				full := dfrotzCPU(b, dfrotz, g, script)
+				open := dfrotzCPU(b, dfrotz, g, "")
+				dfCPU += max(full-open, 0)
+			}
+			zs := float64(steps) / zvmCPU.Seconds()
+			b.ReportMetric(zs, "zvm-steps/cpu-s")
+			b.ReportMetric(float64(ins)/float64(steps), "instr/step")
+			b.ReportMetric(float64(zvmCPU.Nanoseconds())/float64(ins), "zvm-cpu-ns/instr")
+			b.ReportMetric(float64(ins)/zvmCPU.Seconds(), "zvm-instr/cpu-s")
+			if dfCPU > 0 {
+				ds := float64(steps) / dfCPU.Seconds()
+				b.ReportMetric(ds, "dfrotz-steps/cpu-s")
+				b.ReportMetric(zs/ds, "zvm/dfrotz")
+			}
+		})
+	}
+}
+
+// playSteps plays script on m as play does and returns the steps played
+// (lines consumed).
+func playSteps(b *testing.B, m *Machine, script []string) int {
+	n := 0
+	for _, line := range script {
+		w, err := m.Run()
+		m.Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if w == Halted {
+			break
+		}
+		if w == WaitKey {
+			k := uint16(13)
+			if line != "" {
+				k = uint16(line[0])
+			}
+			err = m.Key(k)
+		} else {
+			err = m.Input(line)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	if _, err := m.Run(); err != nil {
+		b.Fatal(err)
+	}
+	m.Output()
+	return n
+}
+
+// dfrotzCPU runs dfrotz on g with input piped in and returns its CPU time
+// (user + system).
+func dfrotzCPU(b *testing.B, dfrotz string, g engineGame, input string) time.Duration {
+	cmd := exec.Command(dfrotz, "-m", "-p", "-q", "-s", fmt.Sprint(g.seed), g.path)
+	cmd.Stdin = strings.NewReader(input)
+	cmd.Stdout = io.Discard
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("dfrotz %s: %v", g.path, err)
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// threadCPU is the CPU time of the calling OS thread (the benchmark locks
+// its goroutine to it).
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
