@@ -412,7 +412,7 @@ func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 				continue
 			}
 			r := report.Row{Figure: fig, Value: b.Metrics["ns/op"] / 1e6, Target: t,
-				Note: fmt.Sprintf("%v actions of %v candidates", b.Metrics["actions"], b.Metrics["candidates"])}
+				Note: fmt.Sprintf("%v actions of %v candidates, %.1f CPU ms", b.Metrics["actions"], b.Metrics["candidates"], b.Metrics["cpu-ms/op"])}
 			rows = append(rows, withBase(r, metric(g, "DfrotzValidActions/"+c.sub, "ns/op")/1e6, "the same candidates through dfrotz (ms)", "x quicker", quicker))
 		}
 	}

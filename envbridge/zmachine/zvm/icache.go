@@ -425,6 +425,9 @@ func (m *Machine) loop(budget int) int {
 					a = uint16(mem[glob+2*v])<<8 | uint16(mem[glob+2*v+1])
 				} else if v > 0 && v <= len(m.locals) {
 					a = m.locals[v-1]
+				} else if sp := len(m.stack) - 1; v == 0 && sp >= m.evalBase {
+					a = m.stack[sp] // pop
+					m.stack = m.stack[:sp]
 				} else {
 					a = m.readVar(v)
 				}
@@ -436,6 +439,9 @@ func (m *Machine) loop(budget int) int {
 						b = uint16(mem[glob+2*v])<<8 | uint16(mem[glob+2*v+1])
 					} else if v > 0 && v <= len(m.locals) {
 						b = m.locals[v-1]
+					} else if sp := len(m.stack) - 1; v == 0 && sp >= m.evalBase {
+						b = m.stack[sp] // pop
+						m.stack = m.stack[:sp]
 					} else {
 						b = m.readVar(v)
 					}
@@ -599,6 +605,8 @@ func (m *Machine) loop(budget int) int {
 				mem[glob+2*v], mem[glob+2*v+1] = byte(x>>8), byte(x)
 			} else if v > 0 && v <= len(m.locals) {
 				m.locals[v-1] = x
+			} else if v == 0 && len(m.stack) < maxStack {
+				m.stack = append(m.stack, x) // push (within the capacity)
 			} else {
 				m.writeVar(v, x)
 			}
