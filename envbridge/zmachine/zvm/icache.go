@@ -369,11 +369,15 @@ func (m *Machine) loop(budget int) int {
 	if m.icache == nil {
 		m.initCache()
 	}
-	mem := m.mem
-	glob := m.hdr.Globals - 32 // address of variable v (16-255): glob + 2v
-	prev := int32(0)           // the instruction executed last, from the cache (0: none)
+	// The program counter lives in a local; m.pc is written before any
+	// method that reads it (step, the exec functions, call, ret) and read
+	// back after any that moves it. Few other locals live across the
+	// iterations: Go's calling convention keeps no register across a call,
+	// so every live local is reloaded after each call an instruction makes;
+	// memory, the globals and the index are read from m where needed.
+	pc := m.pc
+	prev := int32(0) // the instruction executed last, from the cache (0: none)
 	for i := 0; i < budget; i++ {
-		pc := m.pc
 		var k int32
 		if prev != 0 {
 			if p := &m.insts[prev]; pc == int(p.next) {
@@ -386,7 +390,9 @@ func (m *Machine) loop(budget int) int {
 			j := pc - m.dyn
 			if m.noCache || uint(j) >= uint(len(m.icache)) {
 				prev = 0
+				m.pc = pc
 				m.step()
+				pc = m.pc
 				if m.stop {
 					return i + 1
 				}
@@ -399,7 +405,9 @@ func (m *Machine) loop(budget int) int {
 				}
 				if k == uncached {
 					prev = 0
+					m.pc = pc
 					m.step()
+					pc = m.pc
 					if m.stop {
 						return i + 1
 					}
@@ -422,7 +430,7 @@ func (m *Machine) loop(budget int) int {
 			a = in.ops[0]
 			if in.varMask&1 != 0 {
 				if v := int(a); v >= 16 {
-					a = uint16(mem[glob+2*v])<<8 | uint16(mem[glob+2*v+1])
+					a = m.global(v)
 				} else if v > 0 && v <= len(m.locals) {
 					a = m.locals[v-1]
 				} else if sp := len(m.stack) - 1; v == 0 && sp >= m.evalBase {
@@ -436,7 +444,7 @@ func (m *Machine) loop(budget int) int {
 				b = in.ops[1]
 				if in.varMask&2 != 0 {
 					if v := int(b); v >= 16 {
-						b = uint16(mem[glob+2*v])<<8 | uint16(mem[glob+2*v+1])
+						b = m.global(v)
 					} else if v > 0 && v <= len(m.locals) {
 						b = m.locals[v-1]
 					} else if sp := len(m.stack) - 1; v == 0 && sp >= m.evalBase {
@@ -481,6 +489,7 @@ func (m *Machine) loop(budget int) int {
 			default:
 				m.execExt(int(in.opnum), int(in.n))
 			}
+			pc = m.pc
 		case kJe:
 			cond = a == b
 			for x := uint8(2); x < in.n && !cond; x++ {
@@ -527,7 +536,7 @@ func (m *Machine) loop(budget int) int {
 		case kNot:
 			x, post = ^a, store
 		case kLoadw:
-			if ad := int(uint16(a + 2*b)); ad+1 < len(mem) {
+			if ad, mem := int(uint16(a+2*b)), m.mem; ad+1 < len(mem) {
 				x = uint16(mem[ad])<<8 | uint16(mem[ad+1])
 			} else {
 				x = m.rw(ad)
@@ -556,7 +565,7 @@ func (m *Machine) loop(budget int) int {
 		case kLoad:
 			x, post = m.readVarInd(int(a)), store
 		case kStore:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			m.writeVarInd(int(a), b)
 		case kCall:
 			m.pc = int(in.next)
@@ -566,6 +575,7 @@ func (m *Machine) loop(budget int) int {
 				copy(m.callArgs[1:], m.ops[2:n])
 			}
 			m.call(a, m.callArgs[:n-1], int(in.store))
+			pc = m.pc
 		case kGetSibling:
 			if a != 0 {
 				x = uint16(m.objRel(int(a), int(in.opnum)))
@@ -573,36 +583,44 @@ func (m *Machine) loop(budget int) int {
 			m.writeVar(int(in.store), x)
 			cond, post = x != 0, branch
 		case kInc:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			m.writeVarInd(int(a), m.readVarInd(int(a))+1)
 		case kDec:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			m.writeVarInd(int(a), m.readVarInd(int(a))-1)
 		case kRet:
+			m.pc = pc
 			m.ret(a)
+			pc = m.pc
 		case kJump:
-			m.pc = int(in.next) + int(int16(a)) - 2
+			pc = int(in.next) + int(int16(a)) - 2
 		case kRtrue:
+			m.pc = pc
 			m.ret(1)
+			pc = m.pc
 		case kRfalse:
+			m.pc = pc
 			m.ret(0)
+			pc = m.pc
 		case kRetPopped:
+			m.pc = pc
 			m.ret(m.pop())
+			pc = m.pc
 		case kStorew:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			m.ww(int(a+2*b), m.ops[2])
 		case kStoreb:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			m.wb(int(a+b), byte(m.ops[2]))
 		case kPush:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			m.push(a)
 		}
 		switch post {
 		case store:
-			m.pc = int(in.next)
+			pc = int(in.next)
 			if v := int(in.store); v >= 16 {
-				mem[glob+2*v], mem[glob+2*v+1] = byte(x>>8), byte(x)
+				m.setGlobal(v, x)
 			} else if v > 0 && v <= len(m.locals) {
 				m.locals[v-1] = x
 			} else if v == 0 && len(m.stack) < maxStack {
@@ -613,16 +631,33 @@ func (m *Machine) loop(budget int) int {
 		case branch:
 			switch {
 			case cond != (in.br&brOn != 0):
-				m.pc = int(in.next)
+				pc = int(in.next)
 			case in.br&3 == brJump:
-				m.pc = int(in.brTo)
+				pc = int(in.brTo)
 			default:
+				m.pc = pc
 				m.ret(uint16(in.br&3) - 1)
+				pc = m.pc
 			}
 		}
 		if m.stop {
+			m.pc = pc
 			return i + 1
 		}
 	}
+	m.pc = pc
 	return budget
+}
+
+// global reads variable v (16-255), a global: within dynamic memory (Load
+// checks that the table fits).
+func (m *Machine) global(v int) uint16 {
+	g := m.hdr.Globals + 2*(v-16)
+	return uint16(m.mem[g])<<8 | uint16(m.mem[g+1])
+}
+
+// setGlobal writes variable v (16-255), a global.
+func (m *Machine) setGlobal(v int, x uint16) {
+	g := m.hdr.Globals + 2*(v-16)
+	m.mem[g], m.mem[g+1] = byte(x>>8), byte(x)
 }
