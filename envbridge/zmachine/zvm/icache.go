@@ -26,7 +26,7 @@ type inst struct {
 	opnum   uint8     // the opcode number within its form (EXT: the second byte)
 	n       uint8     // operands
 	varMask uint8     // bit i: operand i is a variable number (read when executed)
-	br      uint8     // branch: brOn bit, and brJump, brFalse or brTrue
+	br      uint8     // branch: brOn bit, and brJump, brFalse or brTrue; kCall with a constant routine: its accel code (accel.go)
 	store   int16     // the variable that receives the result (fast kinds that store)
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
 	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
@@ -568,6 +568,21 @@ func (m *Machine) loop(budget int) int {
 			pc = int(in.next)
 			m.writeVarInd(int(a), b)
 		case kCall:
+			if in.varMask&1 == 0 && a != 0 {
+				if in.br == accelUnknown {
+					in.br = m.accelOf(a)
+				}
+				if in.br != accelNone {
+					if r, cnt, ok := m.accel(in.br, in.n, b, m.ops[2]); ok {
+						i += cnt // the routine's instructions, as if run
+						pc = int(in.next)
+						if in.store >= 0 {
+							m.writeVar(int(in.store), r)
+						}
+						break
+					}
+				}
+			}
 			m.pc = int(in.next)
 			n := int(in.n)
 			if n > 1 {
