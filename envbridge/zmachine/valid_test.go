@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/envbridge"
@@ -91,4 +92,41 @@ func TestNounsIn(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("nounsIn: %q, want %q", got, want)
 	}
+}
+
+// FuzzNounsIn: any game text gives at most maxValidObjects names, each
+// once, each of one to four words the dictionary marks as nouns, none a
+// direction or a word of the room's name.
+func FuzzNounsIn(f *testing.F) {
+	d := &dictionary{res: 9, inform: true, words: map[string]byte{
+		"golden": 0x80, "locker": 0x80, "key": 0x80, "1": 0x80, "room": 0x80, "west": 0x80,
+		"and": 0x80, "take": 0x81, "pepper": 0x80, "a": 0x80, "abcdefghijkl": 0x80,
+	}}
+	f.Add("-= Room A =-\nA Golden locker, a key 1 and a pepper. West.", "Room A")
+	f.Add("golden golden golden golden golden locker", "")
+	f.Add("abcdefghijklmnop key\x00\xff", "key")
+	f.Fuzz(func(t *testing.T, text, room string) {
+		got := d.nounsIn(text, room)
+		if len(got) > maxValidObjects {
+			t.Fatalf("%d names", len(got))
+		}
+		seen := map[string]bool{}
+		for _, name := range got {
+			ws := strings.Fields(name)
+			if seen[name] || len(ws) < 1 || len(ws) > 4 {
+				t.Fatalf("name %q (seen %v)", name, seen[name])
+			}
+			seen[name] = true
+			for _, w := range ws {
+				if f, ok := d.words[d.key(w)]; !ok || f&0x80 == 0 || d.verb(w) || directionWords[w] {
+					t.Fatalf("name %q holds %q", name, w)
+				}
+				for _, r := range strings.Fields(strings.ToLower(room)) {
+					if w == r {
+						t.Fatalf("name %q holds the room's word %q", name, w)
+					}
+				}
+			}
+		}
+	})
 }
