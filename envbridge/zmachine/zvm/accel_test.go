@@ -18,6 +18,7 @@ func TestAccelMatchesRoutine(t *testing.T) {
 		{"Unsigned__Compare", ucmpCode, accelUcmp, 2},
 		{"word read", wordCode, accelWord, 2},
 		{"Unsigned__Compare, one argument", ucmpCode, accelUcmp, 1},
+		{"RT__ChLDB", chldbStory(), accelChLDB, 2},
 	} {
 		for _, x := range vals {
 			for _, y := range vals {
@@ -75,4 +76,20 @@ func accelStory(code []byte, x, y uint16, nargs int) []byte {
 	}
 	copy(story[0x600:], code)
 	return story
+}
+
+// chldbStory is RT__ChLDB as Inform compiles it (chldbCode) with a bound of
+// 0x180, Unsigned__Compare at 0x640 (packed 0x190) and a RunTimeError
+// routine at 0x680 (packed 0x1a0) that returns 0, all after it at 0x600.
+func chldbStory() []byte {
+	code := make([]byte, 0x100)
+	for i, p := range chldbCode {
+		code[i] = byte(p)
+	}
+	code[7], code[8] = 0x01, 0x90
+	code[10], code[11] = 0x01, 0x80
+	code[19], code[20], code[21] = 0x01, 0xa0, 24
+	copy(code[0x40:], ucmpCode)
+	copy(code[0x80:], []byte{0x00, 0xb1}) // rfalse
+	return code
 }

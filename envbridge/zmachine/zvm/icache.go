@@ -573,7 +573,7 @@ func (m *Machine) loop(budget int) int {
 					in.br = m.accelOf(a)
 				}
 				if in.br != accelNone {
-					if r, cnt, ok := m.accel(in.br, in.n, b, m.ops[2]); ok {
+					if r, cnt, ok := m.accel(in.br, a, in.n, b, m.ops[2]); ok {
 						i += cnt // the routine's instructions, as if run
 						pc = int(in.next)
 						if in.store >= 0 {
