@@ -6,15 +6,17 @@ import "bytes"
 // every game: the veneer's Unsigned__Compare and RT__ChLDB (the bounds-
 // checked a->i), and Inform 7's word-array read (return a-->i). An Inform
 // 7 turn calls them hundreds of thousands of times (cook.z8: half of all
-// calls, 18% of all instructions), so a call
-// to a routine whose bytes are exactly one of these is answered natively,
-// as Glulx interpreters do for Inform 7's @accelfunc routines. The match
-// is on the routine's whole code, in static or high memory (which the game
-// cannot change), for versions 5 and later (where locals start at 0);
-// the result, the stored value and the instructions counted are those the
-// routine would give when run (TestCacheMatchesStep compares both ways on
-// every walkthrough), and anything the native answer cannot give exactly
-// (a word outside memory, a call stack near its limits) runs the routine.
+// calls, 18% of all instructions), so a call to a routine whose bytes are
+// exactly one of these is answered natively, as Glulx interpreters do for
+// Inform 7's @accelfunc routines. The match is on the routine's whole code
+// (RT__ChLDB's per-game bound and routine addresses excepted), in static
+// or high memory (which the game cannot change), for versions 5 and later
+// (where locals start at 0); the result, the stored value and the
+// instructions counted are those the routine would give when run
+// (TestAccelMatchesRoutine on 100 argument pairs each, TestCacheMatchesStep
+// on every walkthrough), and anything the native answer cannot give
+// exactly (a word outside memory, RT__ChLDB's error path, a call stack
+// near its limits) runs the routine.
 
 const (
 	accelUnknown = iota // not looked at yet
