@@ -394,7 +394,8 @@ func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	}
 	t50 := report.Target{Op: report.AtMost, Limit: 50}
 	if b, ok := g.Find("SnapshotRestore"); ok {
-		r := report.Row{Figure: "Z-machine in-process: snapshot + restore, zork1 (us)", Value: b.Metrics["ns/op"] / 1000, Target: t50}
+		r := report.Row{Figure: "Z-machine in-process: snapshot + restore, zork1 (us)", Value: b.Metrics["ns/op"] / 1000, Target: t50,
+			Note: fmt.Sprintf("%.1f CPU us", b.Metrics["cpu-us/op"])}
 		rows = append(rows, withBase(r, metric(g, "DfrotzSaveRestore", "ns/op")/1000, "dfrotz save + restore (us)", "x quicker", quicker))
 	} else {
 		rows = append(rows, skip(g, "Z-machine in-process: snapshot + restore, zork1 (us)", t50, "SnapshotRestore"))

@@ -184,11 +184,13 @@ func BenchmarkInProcessStep(b *testing.B) {
 func BenchmarkSnapshotRestore(b *testing.B) {
 	env := inProcess(b, "jericho/zork1.z5", Config{})
 	m := env.vm.m
+	cpu0 := cpuTime()
 	for b.Loop() {
 		s := m.Snapshot()
 		m.Restore(s)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1000/float64(b.N), "us/op")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1000/float64(b.N), "cpu-us/op")
 }
 
 // BenchmarkDfrotzSaveRestore is its baseline: the game saved and restored
