@@ -12,7 +12,7 @@ package zvm
 // rewrite, is never cached: step decodes it afresh every time.
 //
 // The hottest opcodes (branches, arithmetic, loads and stores, calls and
-// returns: about 90% of the instructions an Inform 7 turn executes) run
+// returns: about 95% of the instructions of a cook.z8 turn) run
 // inline in loop; every other opcode is handed to the exec functions of
 // exec.go exactly as step would hand it (operands in m.ops, m.pc at the
 // store or branch byte), so there is one implementation of each opcode's
