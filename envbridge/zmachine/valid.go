@@ -64,8 +64,8 @@ const maxValidObjects = 24
 // machine and a game waiting for a command.
 //
 // With GOMAXPROCS above 1 the candidates are tried concurrently, on the
-// game's machine and on clones of it (kept for the episode, each from the
-// same snapshot); each candidate's resulting world is computed alone and
+// game's machine and on up to maxValidWorkers-1 clones of it (kept for the
+// episode, each from the same snapshot); each candidate's resulting world is computed alone and
 // the results are then read in candidate order, so the list is the one the
 // sequential search gives (TestValidActionsConcurrentEqualsSequential).
 func (e *Env) ValidActions() ([]string, error) {
@@ -130,7 +130,7 @@ func (e *Env) validActions(workers int) ([]string, error) {
 		keys[i], ok[i] = worldKey{tree: maskedHash(buf, mask), score: sc}, true
 		return buf
 	}
-	workers = min(workers, (len(cands)+minPerWorker-1)/minPerWorker)
+	workers = min(workers, maxValidWorkers, (len(cands)+minPerWorker-1)/minPerWorker)
 	if workers <= 1 {
 		buf := make([]byte, 0, len(baseTree))
 		for i := range cands {
@@ -175,6 +175,11 @@ func (e *Env) validActions(workers int) ([]string, error) {
 
 // minPerWorker is the fewest candidates worth another machine.
 const minPerWorker = 8
+
+// maxValidWorkers bounds the machines one game tries candidates on (its own
+// and at most three clones, each a copy of memory and of the decoded
+// instructions, a few MiB): parallel episodes already share the cores.
+const maxValidWorkers = 4
 
 // worldKey is what a candidate must change to be kept: the object tree (a
 // move changes the player's parent) or the score.

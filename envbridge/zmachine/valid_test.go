@@ -55,7 +55,7 @@ func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
 				}
 			}
 			for round := 0; round < 2; round++ {
-				for _, workers := range []int{2, 4} {
+				for _, workers := range []int{2, 4, 8} {
 					par, err := env.validActions(workers)
 					if err != nil {
 						t.Fatal(err)
@@ -65,8 +65,8 @@ func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
 					}
 				}
 			}
-			if len(env.vm.clones) != 3 {
-				t.Errorf("%d clones kept, want 3 (for 4 workers)", len(env.vm.clones))
+			if len(env.vm.clones) != maxValidWorkers-1 {
+				t.Errorf("%d clones kept, want %d (8 workers asked, at most %d)", len(env.vm.clones), maxValidWorkers-1, maxValidWorkers)
 			}
 			if env.vm.m.WorldHash() != before {
 				t.Error("valid actions changed the game")
