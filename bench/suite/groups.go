@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -313,38 +314,52 @@ func householdRows(ctx context.Context, opts Options) ([]report.Row, error) {
 		Baseline: none, Ratio: none}}, nil
 }
 
-// zmachineRows runs envbridge/zmachine's benchmarks: the dfrotz driver
-// (issue 10: at least 300 steps per second; the raw interpreter round trip
-// is its baseline) and the in-process driver of issue 14 beside it in the
-// same run: Env.Step on a TextWorld game and on zork1 (at least 50,000
-// steps/s, dfrotz's Env.Step the baseline), an in-memory snapshot and
-// restore (at most 50 us) and valid actions in a typical room (at most 20
-// ms). Without dfrotz its rows are skipped with a note; without
-// ../shared/games the in-process rows are.
+// zmachineRows runs envbridge/zmachine's benchmarks and zvm's engine
+// benchmark, each in-process figure beside its dfrotz baseline measured in
+// the same run (issue 14): the dfrotz driver's Env.Step (issue 10: at least
+// 300 steps/s; the raw interpreter round trip is its baseline); the
+// in-process Env.Step on TextWorld's hunt and on zork1 (target at least
+// 50,000 steps/s; baseline dfrotz's Env.Step on the same game); an
+// in-memory snapshot and restore (at most 50 us; baseline dfrotz's save
+// and restore through a file); valid actions in a typical room on one and
+// on two cores (at most 20 ms; baseline the same candidates through dfrotz,
+// each after a restore); and the engines alone per CPU second on every
+// TextWorld game and zork1 (zvm against dfrotz on the same script; no
+// target: they show what a step costs). Without dfrotz its rows are skipped
+// with a note; without ../shared/games the in-process rows are.
 func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	fig := "Z-machine driver: Env.Step through dfrotz (steps/s)"
 	g, err := extern.RunGoTest(ctx, opts.Root, "./envbridge/zmachine",
-		"^(BenchmarkInterpreterTurn|BenchmarkStep|BenchmarkInProcessStep|BenchmarkSnapshotRestore|BenchmarkValidActions)$", benchtime(opts))
+		"^(BenchmarkInterpreterTurn|BenchmarkStep|BenchmarkInProcessStep|BenchmarkSnapshotRestore|BenchmarkDfrotzSaveRestore|BenchmarkValidActions|BenchmarkDfrotzValidActions)$", benchtime(opts))
 	if err != nil {
 		return nil, err
 	}
-	skip := func(fig string, t report.Target, name string) report.Row {
+	eng, err := extern.RunGoTest(ctx, opts.Root, "./envbridge/zmachine/zvm", "^BenchmarkEngines$", benchtime(opts))
+	if err != nil {
+		return nil, err
+	}
+	skip := func(g extern.GoTest, fig string, t report.Target, name string) report.Row {
 		why := g.Skipped[name]
 		if why == "" {
 			why = "no Benchmark" + name + " result"
 		}
 		return report.Row{Figure: fig, Value: none, Target: t, Baseline: none, Ratio: none, Note: why}
 	}
+	metric := func(g extern.GoTest, name, m string) float64 {
+		if b, ok := g.Find(name); ok && b.Metrics[m] > 0 {
+			return b.Metrics[m]
+		}
+		return none
+	}
 	var rows []report.Row
-	dfrotzStep := none
-	if _, err := zmachine.FindInterpreter("dfrotz"); err != nil {
+	_, dfErr := zmachine.FindInterpreter("dfrotz")
+	if dfErr != nil {
 		rows = append(rows, report.Row{Figure: fig, Value: none, Target: report.Target{Op: report.AtLeast, Limit: 300}, Baseline: none, Ratio: none,
 			Note: "dfrotz missing (apt-get install frotz)"})
-	} else if step, ok := g.Find("Step"); !ok {
-		rows = append(rows, skip(fig, report.Target{Op: report.AtLeast, Limit: 300}, "Step"))
+	} else if step, ok := g.Find("Step/hunt"); !ok {
+		rows = append(rows, skip(g, fig, report.Target{Op: report.AtLeast, Limit: 300}, "Step"))
 	} else {
 		v := step.Metrics["steps/s"]
-		dfrotzStep = v
 		r := report.Row{Figure: fig, Value: v, Target: report.Target{Op: report.AtLeast, Limit: 300}, Baseline: none, Ratio: none}
 		if turn, ok := g.Find("InterpreterTurn"); ok && turn.Metrics["turns/s"] > 0 {
 			r.Baseline, r.BaselineName = turn.Metrics["turns/s"], "raw dfrotz turns/s"
@@ -352,6 +367,17 @@ func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 		}
 		rows = append(rows, r)
 	}
+	// with a baseline measured in the same run, or none
+	withBase := func(r report.Row, base float64, name, ratioName string, ratio func(v, b float64) float64) report.Row {
+		r.Baseline, r.Ratio = none, none
+		if !math.IsNaN(base) && !math.IsNaN(r.Value) {
+			r.Baseline, r.BaselineName = base, name
+			r.Ratio, r.RatioName = ratio(r.Value, base), ratioName
+		}
+		return r
+	}
+	faster := func(v, b float64) float64 { return v / b }
+	quicker := func(v, b float64) float64 { return b / v }
 	for _, c := range []struct{ sub, fig string }{
 		{"hunt", "Z-machine in-process: Env.Step, TextWorld hunt.z8 (steps/s)"},
 		{"zork1", "Z-machine in-process: Env.Step, zork1 (steps/s)"},
@@ -359,34 +385,49 @@ func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 		t := report.Target{Op: report.AtLeast, Limit: 50000}
 		b, ok := g.Find("InProcessStep/" + c.sub)
 		if !ok {
-			rows = append(rows, skip(c.fig, t, "InProcessStep"))
+			rows = append(rows, skip(g, c.fig, t, "InProcessStep"))
 			continue
 		}
-		r := report.Row{Figure: c.fig, Value: b.Metrics["steps/s"], Target: t, Baseline: none, Ratio: none}
-		if dfrotzStep > 0 {
-			r.Baseline, r.BaselineName = dfrotzStep, "dfrotz Env.Step steps/s (hunt)"
-			r.Ratio, r.RatioName = r.Value/dfrotzStep, "x dfrotz"
-		}
-		rows = append(rows, r)
+		r := report.Row{Figure: c.fig, Value: b.Metrics["steps/s"], Target: t,
+			Note: fmt.Sprintf("%.0f steps per CPU-second, %.0f instructions per step", b.Metrics["steps/cpu-s"], b.Metrics["instr/step"])}
+		rows = append(rows, withBase(r, metric(g, "Step/"+c.sub, "steps/s"), "dfrotz Env.Step steps/s, same game", "x dfrotz", faster))
 	}
+	t50 := report.Target{Op: report.AtMost, Limit: 50}
 	if b, ok := g.Find("SnapshotRestore"); ok {
-		rows = append(rows, report.Row{Figure: "Z-machine in-process: snapshot + restore, zork1 (us)", Value: b.Metrics["ns/op"] / 1000,
-			Target: report.Target{Op: report.AtMost, Limit: 50}, Baseline: none, Ratio: none})
+		r := report.Row{Figure: "Z-machine in-process: snapshot + restore, zork1 (us)", Value: b.Metrics["ns/op"] / 1000, Target: t50,
+			Note: fmt.Sprintf("%.1f CPU us", b.Metrics["cpu-us/op"])}
+		rows = append(rows, withBase(r, metric(g, "DfrotzSaveRestore", "ns/op")/1000, "dfrotz save + restore (us)", "x quicker", quicker))
 	} else {
-		rows = append(rows, skip("Z-machine in-process: snapshot + restore, zork1 (us)", report.Target{Op: report.AtMost, Limit: 50}, "SnapshotRestore"))
+		rows = append(rows, skip(g, "Z-machine in-process: snapshot + restore, zork1 (us)", t50, "SnapshotRestore"))
 	}
 	for _, c := range []struct{ sub, fig string }{
-		{"zork1", "Z-machine valid actions: zork1 West of House (ms)"},
-		{"hunt", "Z-machine valid actions: TextWorld hunt Room A (ms)"},
+		{"zork1", "Z-machine valid actions: zork1 West of House"},
+		{"hunt", "Z-machine valid actions: TextWorld hunt Room A"},
 	} {
 		t := report.Target{Op: report.AtMost, Limit: 20}
-		b, ok := g.Find("ValidActions/" + c.sub)
+		for _, cores := range []string{"1core", "2core"} {
+			fig := fmt.Sprintf("%s, %s (ms)", c.fig, strings.Replace(cores, "core", " core", 1))
+			b, ok := g.Find("ValidActions/" + c.sub + "/" + cores)
+			if !ok {
+				rows = append(rows, skip(g, fig, t, "ValidActions"))
+				continue
+			}
+			r := report.Row{Figure: fig, Value: b.Metrics["ns/op"] / 1e6, Target: t,
+				Note: fmt.Sprintf("%v actions of %v candidates, %.1f CPU ms", b.Metrics["actions"], b.Metrics["candidates"], b.Metrics["cpu-ms/op"])}
+			rows = append(rows, withBase(r, metric(g, "DfrotzValidActions/"+c.sub, "ns/op")/1e6, "the same candidates through dfrotz (ms)", "x quicker", quicker))
+		}
+	}
+	for _, b := range eng.Benchmarks {
+		name, ok := strings.CutPrefix(b.Name, "Engines/")
 		if !ok {
-			rows = append(rows, skip(c.fig, t, "ValidActions"))
 			continue
 		}
-		rows = append(rows, report.Row{Figure: c.fig, Value: b.Metrics["ns/op"] / 1e6, Target: t, Baseline: none, Ratio: none,
-			Note: fmt.Sprintf("%v actions found", b.Metrics["actions"])})
+		r := report.Row{Figure: "Z-machine engine alone, " + name + " script (zvm steps per CPU-second)", Value: b.Metrics["zvm-steps/cpu-s"],
+			Note: fmt.Sprintf("%.0f instructions per step, %.1f CPU ns per instruction", b.Metrics["instr/step"], b.Metrics["zvm-cpu-ns/instr"])}
+		rows = append(rows, withBase(r, metric(eng, b.Name, "dfrotz-steps/cpu-s"), "dfrotz steps per CPU-second, same script", "x dfrotz", faster))
+	}
+	if len(eng.Benchmarks) == 0 {
+		rows = append(rows, skip(eng, "Z-machine engine alone (zvm steps per CPU-second)", report.Target{}, "Engines"))
 	}
 	return rows, nil
 }

@@ -45,6 +45,9 @@
 //     private directory; valid actions use in-memory snapshots.
 //   - Env.ValidActions is Jericho's get_valid_actions (valid.go); with
 //     Config.ValidActions it fills every observation's Admissible list.
+//     With GOMAXPROCS above 1 the candidates are tried concurrently on
+//     the machine and up to three clones of it (zvm.Machine.Clone, made
+//     once per game); the list equals the sequential one.
 //   - Env.World returns the object tree (names, parents, attributes), the
 //     player and the room, for tests and evaluation.
 //

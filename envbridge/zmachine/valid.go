@@ -2,7 +2,10 @@ package zmachine
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/samem/trainer/envbridge"
 )
@@ -18,16 +21,26 @@ import (
 //     and of the player (the inventory), each named by the last word of its
 //     short name that the dictionary holds; two-object templates take a
 //     carried object first. Inform 7 games (TextWorld) keep no short names
-//     in the object table: there the dictionary's nouns that the
-//     observations since entering the room name are the objects (and two-object templates, which
-//     need to know what is carried, are not tried).
+//     in the object table (their printed names are routines, and their
+//     "name" properties are empty: parse_name routines read the words):
+//     there the objects are the names the observations since entering the
+//     room give, read with the dictionary (nounsIn: a run of consecutive
+//     noun words is one name, "golden locker", "key 1"; directions, the
+//     room's own name and words that name nothing are left out), and
+//     two-object templates, which need to know what is carried, are not
+//     tried. On hunt's Room A this is 31 candidates where one per noun
+//     word gave 61 ("take room", "take west", "take golden", "take
+//     locker" ...).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
 // changes it) or the score changed. Tree bytes that a plain "look" changes
 // from the same snapshot (bookkeeping such as Inform 7's "mentioned") are
 // left out of the comparison. Of candidates that lead to the same world, the first is
-// kept (as Jericho keeps one action per resulting state).
+// kept (as Jericho keeps one action per resulting state). Each candidate is
+// a full turn of the game (an Inform 7 turn runs some 50,000 to 160,000
+// Z-machine instructions), so with GOMAXPROCS above 1 they are tried
+// concurrently on clones of the machine.
 var (
 	validMoves = []string{"north", "south", "east", "west", "northeast", "northwest",
 		"southeast", "southwest", "up", "down", "in", "out"}
@@ -49,7 +62,18 @@ const maxValidObjects = 24
 // ValidActions returns the actions that change the world now, tried from a
 // snapshot; the game is left exactly as it was. It needs the in-process
 // machine and a game waiting for a command.
+//
+// With GOMAXPROCS above 1 the candidates are tried concurrently, on the
+// game's machine and on up to maxValidWorkers-1 clones of it (kept for the
+// episode, each from the same snapshot); each candidate's resulting world is computed alone and
+// the results are then read in candidate order, so the list is the one the
+// sequential search gives (TestValidActionsConcurrentEqualsSequential).
 func (e *Env) ValidActions() ([]string, error) {
+	return e.validActions(runtime.GOMAXPROCS(0))
+}
+
+// validActions is ValidActions on at most workers machines.
+func (e *Env) validActions(workers int) ([]string, error) {
 	if e.closed {
 		return nil, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
 	}
@@ -87,30 +111,75 @@ func (e *Env) ValidActions() ([]string, error) {
 	base := worldKey{tree: maskedHash(baseTree, mask)}
 	baseScore, _ := vg.score("", e.score, false)
 	base.score = baseScore
+
+	// Each candidate's world, or ok false when it could not be played.
+	keys := make([]worldKey, len(cands))
+	ok := make([]bool, len(cands))
+	try := func(g *vmGame, from vmGame, i int, buf []byte) []byte {
+		*g = from
+		g.m.Restore(snap)
+		if err := g.m.Input(cands[i]); err != nil {
+			return buf
+		}
+		text, err := g.run()
+		if err != nil {
+			return buf
+		}
+		sc, _ := g.score(text, e.score, false)
+		buf = treeBytes(g.m, n, buf)
+		keys[i], ok[i] = worldKey{tree: maskedHash(buf, mask), score: sc}, true
+		return buf
+	}
+	workers = min(workers, maxValidWorkers, (len(cands)+minPerWorker-1)/minPerWorker)
+	if workers <= 1 {
+		buf := make([]byte, 0, len(baseTree))
+		for i := range cands {
+			buf = try(vg, saved, i, buf)
+		}
+	} else {
+		for len(vg.clones) < workers-1 {
+			vg.clones = append(vg.clones, m.Clone())
+		}
+		saved.clones = vg.clones // the clones stay with the game
+		clones := vg.clones      // (worker 0 writes *vg as soon as it starts)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			g, from := vg, saved
+			if w > 0 {
+				from.m = clones[w-1]
+				g = &vmGame{}
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				buf := make([]byte, 0, len(baseTree))
+				for i := int(next.Add(1) - 1); i < len(cands); i = int(next.Add(1) - 1) {
+					buf = try(g, from, i, buf)
+				}
+			}()
+		}
+		wg.Wait()
+	}
 	seen := map[worldKey]bool{base: true}
 	var out []string
-	buf := make([]byte, 0, len(baseTree))
-	for _, c := range cands {
-		m.Restore(snap)
-		*vg = saved
-		if err := m.Input(c); err != nil {
+	for i, c := range cands {
+		if !ok[i] || seen[keys[i]] {
 			continue
 		}
-		text, err := vg.run()
-		if err != nil {
-			continue
-		}
-		sc, _ := vg.score(text, e.score, false)
-		buf = treeBytes(m, n, buf)
-		k := worldKey{tree: maskedHash(buf, mask), score: sc}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
+		seen[keys[i]] = true
 		out = append(out, c)
 	}
 	return out, nil
 }
+
+// minPerWorker is the fewest candidates worth another machine.
+const minPerWorker = 8
+
+// maxValidWorkers bounds the machines one game tries candidates on (its own
+// and at most three clones, each a copy of memory and of the decoded
+// instructions, a few MiB): parallel episodes already share the cores.
+const maxValidWorkers = 4
 
 // worldKey is what a candidate must change to be kept: the object tree (a
 // move changes the player's parent) or the score.
@@ -142,7 +211,7 @@ func (e *Env) candidates() []string {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
 		// entering the room name stand for the objects in view.
-		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"))
+		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"), e.lastRoom)
 	}
 	one := validOne
 	if len(e.vm.b.Verbs) > 0 {
@@ -275,27 +344,58 @@ func (d *dictionary) nameWord(name string) string {
 	return ""
 }
 
-// nounsIn lists the words of text that the dictionary marks as nouns
-// (flag 0x80 in Inform and Infocom dictionaries), in order, each once, at
-// most maxValidObjects.
-func (d *dictionary) nounsIn(text string) []string {
+// nounsIn lists the names of things that text mentions, by the game's
+// dictionary: each run of consecutive words the dictionary marks as nouns
+// (flag 0x80 in Inform and Infocom dictionaries; Inform 7 enters every word
+// of an object's name so) is one name, "golden locker", "yellow bell
+// pepper", so that the parser knows which thing is meant and one thing is
+// tried once, not once per word. Words that name no thing break runs and
+// are left out: verbs, the words of notObject, directions, and the words of
+// the room's own name (skip). At most maxValidObjects names, each once,
+// in order; a name keeps its last four words.
+func (d *dictionary) nounsIn(text string, skip string) []string {
+	skipped := map[string]bool{}
+	for _, w := range strings.Fields(strings.ToLower(skip)) {
+		skipped[w] = true
+	}
 	var out []string
 	seen := map[string]bool{}
+	var run []string
+	flush := func() {
+		if len(run) > 4 {
+			run = run[len(run)-4:]
+		}
+		if p := strings.Join(run, " "); len(run) > 0 && !seen[p] && len(out) < maxValidObjects {
+			// a lone number or short word ("1", "a") names nothing alone
+			if len(run) > 1 || len(run[0]) >= 3 {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+		run = run[:0]
+	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(clip(text)), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}) {
-		if seen[w] || len(out) >= maxValidObjects || len(w) < 3 || notObject[w] {
+		f, ok := d.words[d.key(w)]
+		if !ok || f&0x80 == 0 || d.verb(w) || notObject[w] || directionWords[w] || skipped[w] {
+			flush()
 			continue
 		}
-		seen[w] = true
-		if f, ok := d.words[d.key(w)]; ok && f&0x80 != 0 && !d.verb(w) {
-			out = append(out, w)
-		}
+		run = append(run, w)
 	}
+	flush()
 	return out
 }
+
+// directionWords name directions, which valid actions try as moves.
+var directionWords = map[string]bool{"north": true, "south": true, "east": true, "west": true,
+	"northeast": true, "northwest": true, "southeast": true, "southwest": true, "up": true, "down": true,
+	"in": true, "out": true, "inside": true, "outside": true, "n": true, "s": true, "e": true, "w": true,
+	"ne": true, "nw": true, "se": true, "sw": true, "u": true, "d": true}
 
 // notObject are words dictionaries mark as nouns that name no object.
 var notObject = map[string]bool{"all": true, "everything": true, "the": true, "you": true,
 	"yourself": true, "her": true, "him": true, "them": true, "its": true, "any": true,
-	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true}
+	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true,
+	"and": true, "but": true, "your": true, "a": true, "an": true, "of": true, "my": true, "his": true, "their": true}

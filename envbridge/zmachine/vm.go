@@ -41,6 +41,9 @@ type vmGame struct {
 	// global, or the status line).
 	movesKnown bool
 	dict       *dictionary // the dictionary, read once
+	// clones are copies of m on which valid actions try candidates
+	// concurrently (valid.go), made once per game.
+	clones []*zvm.Machine
 }
 
 // loadVM loads story on a fresh machine with seed and budget.

@@ -37,14 +37,7 @@ func (m *Machine) Run() (w Wait, err error) {
 		}
 	}()
 	m.stop = false
-	i := m.opt.Budget
-	for ; i > 0; i-- {
-		m.step()
-		if m.stop {
-			break
-		}
-	}
-	m.executed += uint64(m.opt.Budget - i)
+	m.executed += uint64(m.loop(m.opt.Budget))
 	switch {
 	case m.err != nil:
 		return Halted, m.err

@@ -381,3 +381,66 @@ func hashBytes(h uint64, b []byte) uint64 {
 	}
 	return (h ^ uint64(len(b))) * k
 }
+
+// Property returns a copy of the data of property n of object id as the
+// machine holds it now, or nil when the object has no such property (or
+// id or n is out of range). Inform's property 1 is "name": the dictionary
+// addresses of the words the parser knows the object by.
+func (m *Machine) Property(id, n int) []byte {
+	if id < 1 || id > m.numObjects || n < 1 || n > 63 {
+		return nil
+	}
+	err, stop := m.err, m.stop
+	defer func() { m.err, m.stop = err, stop }()
+	d, l := m.findProp(id, n)
+	if d == 0 || m.err != nil || d+l > len(m.mem) {
+		return nil
+	}
+	return append([]byte(nil), m.mem[d:d+l]...)
+}
+
+// PackedString decodes the string at packed address p (§1.2.3, §3), as
+// print_paddr prints it; an error when it does not decode (outside
+// memory, no end).
+func (m *Machine) PackedString(p uint16) (string, error) {
+	err, stop := m.err, m.stop
+	defer func() { m.err, m.stop = err, stop }()
+	m.err = nil
+	a := m.unpack(p, packedString)
+	if a < m.hdr.HighMem || a >= len(m.mem) {
+		return "", fmt.Errorf("zvm: packed string %#x is outside high memory", p)
+	}
+	s, _ := m.decode(a, 0)
+	if m.err != nil {
+		return "", m.err
+	}
+	return s, nil
+}
+
+// Clone returns a new Machine of the same story in the same state (as
+// Restore of a Snapshot would leave it), with its own memory, so that the
+// two can run concurrently, one goroutine each. The clone starts with a
+// copy of this machine's decoded instructions and strings.
+func (m *Machine) Clone() *Machine {
+	c, err := Load(m.story, m.opt)
+	if err != nil {
+		panic("zvm: Clone: a loaded story does not load again: " + err.Error()) // cannot happen: m was loaded from it
+	}
+	c.Restore(m.Snapshot())
+	c.err, c.stop = m.err, m.stop
+	c.saveSlot = m.saveSlot
+	c.noCache = m.noCache
+	if m.icache != nil {
+		c.icache = append([]int32(nil), m.icache...)
+		c.insts = append([]inst(nil), m.insts...)
+	}
+	for k, v := range m.strCache {
+		c.strCache[k] = v
+	}
+	c.executed = m.executed
+	return c
+}
+
+// Executed is the number of instructions Run has executed on this machine,
+// in all (Restore does not rewind it).
+func (m *Machine) Executed() uint64 { return m.executed }

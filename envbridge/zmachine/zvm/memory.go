@@ -66,6 +66,12 @@ type Machine struct {
 	decodeBudget int
 	executed     uint64 // instructions executed by Run, in all
 
+	// the pre-decoded instruction cache (icache.go): icache[pc-dyn] indexes
+	// insts (0: not decoded yet, -1: decoded by step every time)
+	icache  []int32
+	insts   []inst
+	noCache bool // tests: decode every instruction with step
+
 	// WorldHash's range: the end of the property tables, and the property
 	// pointers it was computed from
 	worldEndAt    int

@@ -1,0 +1,132 @@
+package zmachine
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/samem/trainer/envbridge"
+)
+
+// openGame opens a game of ../shared/games in-process and resets it.
+func openGame(t *testing.T, rel string) *Env {
+	t.Helper()
+	s, err := NewSuite(ctxT(t), Config{MaxSteps: 100}, filepath.Join(gamesDir(t), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := s.Tasks(envbridge.SplitTrain)
+	env, err := s.OpenEnv(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	if _, err := env.Reset(ctxT(t), ts[0]); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// TestValidActionsConcurrentEqualsSequential: the candidates tried on
+// several machines at once give the list the sequential search gives, in
+// the same order, and leave the game as it was; run twice, so the second
+// search runs on clones made by the first.
+func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
+	for _, c := range []struct {
+		game string
+		want []string // actions the list must hold
+	}{
+		{"jericho/zork1.z5", []string{"north", "south", "west", "open mailbox"}},
+		{"arigraph/hunt.z8", []string{"north", "west", "take key 1", "open golden locker"}},
+		{"arigraph/cook_1_1_cut.z8", []string{"north", "take cookbook", "take knife", "take yellow onion"}},
+	} {
+		t.Run(filepath.Base(c.game), func(t *testing.T) {
+			env := openGame(t, c.game)
+			before := env.vm.m.WorldHash()
+			seq, err := env.validActions(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !slices.Contains(seq, w) {
+					t.Errorf("sequential list %q lacks %q", seq, w)
+				}
+			}
+			for round := 0; round < 2; round++ {
+				for _, workers := range []int{2, 4, 8} {
+					par, err := env.validActions(workers)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(par, seq) {
+						t.Errorf("round %d, %d workers: %q, sequential %q", round, workers, par, seq)
+					}
+				}
+			}
+			if len(env.vm.clones) != maxValidWorkers-1 {
+				t.Errorf("%d clones kept, want %d (8 workers asked, at most %d)", len(env.vm.clones), maxValidWorkers-1, maxValidWorkers)
+			}
+			if env.vm.m.WorldHash() != before {
+				t.Error("valid actions changed the game")
+			}
+			// The game plays on from where it was.
+			res, err := env.Step(ctxT(t), seq[0])
+			if err != nil || res.Text == "" {
+				t.Errorf("step %q after valid actions: %q, %v", seq[0], res.Text, err)
+			}
+		})
+	}
+}
+
+// TestNounsIn: runs of dictionary nouns are one name; directions, the
+// room's name and words that name nothing are left out.
+func TestNounsIn(t *testing.T) {
+	d := &dictionary{res: 9, inform: true, words: map[string]byte{
+		"golden": 0x80, "locker": 0x80, "key": 0x80, "1": 0x80, "room": 0x80, "a": 0x80,
+		"west": 0x80, "and": 0x80, "take": 0x01, "yellow": 0x80, "bell": 0x80, "pepper": 0x80,
+	}}
+	got := d.nounsIn("-= Room A =-\nYou notice a Golden locker. Go west. There is a Key 1 and a yellow bell pepper; take the key 1.", "Room A")
+	want := []string{"golden locker", "key 1", "yellow bell pepper"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("nounsIn: %q, want %q", got, want)
+	}
+}
+
+// FuzzNounsIn: any game text gives at most maxValidObjects names, each
+// once, each of one to four words the dictionary marks as nouns, none a
+// direction or a word of the room's name.
+func FuzzNounsIn(f *testing.F) {
+	d := &dictionary{res: 9, inform: true, words: map[string]byte{
+		"golden": 0x80, "locker": 0x80, "key": 0x80, "1": 0x80, "room": 0x80, "west": 0x80,
+		"and": 0x80, "take": 0x81, "pepper": 0x80, "a": 0x80, "abcdefghijkl": 0x80,
+	}}
+	f.Add("-= Room A =-\nA Golden locker, a key 1 and a pepper. West.", "Room A")
+	f.Add("golden golden golden golden golden locker", "")
+	f.Add("abcdefghijklmnop key\x00\xff", "key")
+	f.Fuzz(func(t *testing.T, text, room string) {
+		got := d.nounsIn(text, room)
+		if len(got) > maxValidObjects {
+			t.Fatalf("%d names", len(got))
+		}
+		seen := map[string]bool{}
+		for _, name := range got {
+			ws := strings.Fields(name)
+			if seen[name] || len(ws) < 1 || len(ws) > 4 {
+				t.Fatalf("name %q (seen %v)", name, seen[name])
+			}
+			seen[name] = true
+			for _, w := range ws {
+				if f, ok := d.words[d.key(w)]; !ok || f&0x80 == 0 || d.verb(w) || directionWords[w] {
+					t.Fatalf("name %q holds %q", name, w)
+				}
+				for _, r := range strings.Fields(strings.ToLower(room)) {
+					if w == r {
+						t.Fatalf("name %q holds the room's word %q", name, w)
+					}
+				}
+			}
+		}
+	})
+}

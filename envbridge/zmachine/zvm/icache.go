@@ -1,0 +1,678 @@
+package zvm
+
+// The pre-decoded instruction cache. Instructions in static and high
+// memory (at or above the static memory base, header word 0x0e) are
+// decoded once (§4: form, operand types and values, store variable,
+// branch) and then executed from the decoded form. This is safe without
+// any invalidation: the game can write dynamic memory only (§1.1.1: static
+// memory "cannot be altered by the game"; wb, ww, setObjRel and the globals
+// all stop at the static base, and Restore, restart and RestoreQuetzal
+// rewrite dynamic memory only), so bytes at or above the base never change
+// while the Machine lives. Code in dynamic memory, which a game could
+// rewrite, is never cached: step decodes it afresh every time.
+//
+// The hottest opcodes (branches, arithmetic, loads and stores, calls and
+// returns: about 95% of the instructions of a cook.z8 turn) run
+// inline in loop; every other opcode is handed to the exec functions of
+// exec.go exactly as step would hand it (operands in m.ops, m.pc at the
+// store or branch byte), so there is one implementation of each opcode's
+// meaning besides the fast forms, and TestCacheMatchesStep compares the
+// two paths on every walkthrough.
+
+// inst is one decoded instruction, in 32 bytes (two to a cache line).
+type inst struct {
+	kind    uint8     // a fast kind below, or kGeneric
+	form    uint8     // fLong, f1OP, f0OP, fVar2, fVar, fExt: how step would dispatch it
+	opnum   uint8     // the opcode number within its form (EXT: the second byte)
+	n       uint8     // operands
+	varMask uint8     // bit i: operand i is a variable number (read when executed)
+	br      uint8     // branch: brOn bit, and brJump, brFalse or brTrue; kCall with a constant routine: its accel code (accel.go)
+	store   int16     // the variable that receives the result (fast kinds that store)
+	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
+	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
+	brTo    int32     // the branch target when br&3 is brJump
+	// nextK and brK link to the decoded instructions at next and brTo
+	// (0 until first seen), which saves looking them up in the index.
+	nextK, brK int32
+}
+
+// br field: the branch is taken when its condition is (br&brOn != 0); it
+// jumps to brTo, or returns false or true.
+const (
+	brJump  = 0
+	brFalse = 1
+	brTrue  = 2
+	brOn    = 0x80
+)
+
+// forms, as step dispatches them
+const (
+	fLong = iota // 2OP in long form: exec2(op, 2)
+	f1OP
+	f0OP
+	fVar2 // 2OP in variable form: exec2(op, n)
+	fVar
+	fExt
+)
+
+// fast kinds
+const (
+	kGeneric = iota
+	kJe
+	kJl
+	kJg
+	kDecChk
+	kIncChk
+	kJin
+	kTest
+	kOr
+	kAnd
+	kTestAttr
+	kStore
+	kLoadw
+	kLoadb
+	kGetProp
+	kGetPropAddr
+	kAdd
+	kSub
+	kMul
+	kCall // call_vs, call_2s, call_1s, call_vs2 (store) and the _n forms (store -1)
+	kJz
+	kGetSibling // get_sibling, get_child (store and branch)
+	kGetParent
+	kGetPropLen
+	kInc
+	kDec
+	kRet
+	kJump
+	kLoad
+	kNot
+	kRtrue
+	kRfalse
+	kRetPopped
+	kStorew
+	kStoreb
+	kPush
+	kCheckArgCount
+)
+
+// maxInstLen bounds an instruction's length (call_vs2: opcode, two types
+// bytes, eight two-byte operands and a store byte, 20 bytes; EXT with a
+// branch: 14). Instructions closer than this to the end of memory are
+// not cached (step checks them byte by byte).
+const maxInstLen = 24
+
+// cacheIndex marks: an instruction not decoded yet, or one step decodes
+// every time.
+const (
+	notDecoded = 0
+	uncached   = -1
+)
+
+// initCache allocates the index over static and high memory.
+func (m *Machine) initCache() {
+	m.icache = make([]int32, len(m.mem)-m.dyn)
+	m.insts = append(m.insts[:0], inst{}) // entry 0 stands for notDecoded
+}
+
+// decodeInst decodes the instruction at pc (pc >= m.dyn) into the cache
+// and returns its index, or uncached (near the end of memory, and
+// call_vs2 and call_vn2, whose eight operands inst has no room for: 32
+// bytes keep two instructions to a cache line).
+func (m *Machine) decodeInst(pc int) int32 {
+	j := pc - m.dyn
+	if pc+maxInstLen > len(m.mem) || len(m.insts) >= 1<<31-1 || m.mem[pc] == 0xec || m.mem[pc] == 0xfa {
+		m.icache[j] = uncached
+		return uncached
+	}
+	mem := m.mem
+	var in inst
+	op := mem[pc]
+	p := pc + 1
+	var types [4]byte
+	nt := 0
+	switch {
+	case op < 0x80:
+		in.form, in.opnum = fLong, op&0x1f
+		types[0], types[1] = opSmall, opSmall
+		if op&0x40 != 0 {
+			types[0] = opVar
+		}
+		if op&0x20 != 0 {
+			types[1] = opVar
+		}
+		nt = 2
+	case op < 0xb0:
+		in.form, in.opnum = f1OP, op&0x0f
+		types[0] = (op >> 4) & 3
+		nt = 1
+	case op < 0xc0:
+		if op == 0xbe && m.version >= 5 {
+			in.form, in.opnum = fExt, mem[p]
+			tb := mem[p+1]
+			p += 2
+			for i := 0; i < 4; i++ {
+				types[i] = (tb >> (6 - 2*i)) & 3
+			}
+			nt = 4
+		} else {
+			in.form, in.opnum = f0OP, op&0x0f
+		}
+	default:
+		in.form, in.opnum = fVar, op&0x1f
+		if op < 0xe0 {
+			in.form = fVar2
+		}
+		tb := mem[p]
+		p++
+		for i := 0; i < 4; i++ {
+			types[i] = (tb >> (6 - 2*i)) & 3
+		}
+		nt = 4
+	}
+	for _, t := range types[:nt] {
+		switch t {
+		case opLarge:
+			in.ops[in.n] = uint16(mem[p])<<8 | uint16(mem[p+1])
+			p += 2
+		case opSmall:
+			in.ops[in.n] = uint16(mem[p])
+			p++
+		case opVar:
+			in.ops[in.n] = uint16(mem[p])
+			in.varMask |= 1 << in.n
+			p++
+		}
+		if t == opOmitted {
+			break
+		}
+		in.n++
+	}
+	in.kind, p = m.fastKind(&in, p)
+	in.next = int32(p)
+	k := int32(len(m.insts))
+	m.insts = append(m.insts, in)
+	m.icache[j] = k
+	return k
+}
+
+// fastKind classifies a decoded instruction and, for a fast kind, decodes
+// its store byte and branch (§4.6, §4.7) starting at p; it returns the
+// kind and the address after the instruction. Forms with fewer operands
+// than the opcode needs stay generic (the exec functions report them).
+func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
+	v := m.version
+	kind := uint8(kGeneric)
+	stores, branches := false, false
+	n := in.n
+	switch in.form {
+	case fLong, fVar2:
+		if n < 2 {
+			return kGeneric, p
+		}
+		switch in.opnum {
+		case 1:
+			kind, branches = kJe, true
+		case 2:
+			kind, branches = kJl, true
+		case 3:
+			kind, branches = kJg, true
+		case 4:
+			kind, branches = kDecChk, true
+		case 5:
+			kind, branches = kIncChk, true
+		case 6:
+			kind, branches = kJin, true
+		case 7:
+			kind, branches = kTest, true
+		case 8:
+			kind, stores = kOr, true
+		case 9:
+			kind, stores = kAnd, true
+		case 10:
+			kind, branches = kTestAttr, true
+		case 13:
+			kind = kStore
+		case 15:
+			kind, stores = kLoadw, true
+		case 16:
+			kind, stores = kLoadb, true
+		case 17:
+			kind, stores = kGetProp, true
+		case 18:
+			kind, stores = kGetPropAddr, true
+		case 20:
+			kind, stores = kAdd, true
+		case 21:
+			kind, stores = kSub, true
+		case 22:
+			kind, stores = kMul, true
+		case 25: // call_2s
+			if v >= 4 {
+				kind, stores = kCall, true
+			}
+		case 26: // call_2n
+			if v >= 5 {
+				kind = kCall
+			}
+		}
+	case f1OP:
+		switch in.opnum {
+		case 0:
+			kind, branches = kJz, true
+		case 1, 2:
+			kind, stores, branches = kGetSibling, true, true
+		case 3:
+			kind, stores = kGetParent, true
+		case 4:
+			kind, stores = kGetPropLen, true
+		case 5:
+			kind = kInc
+		case 6:
+			kind = kDec
+		case 8: // call_1s
+			if v >= 4 {
+				kind, stores = kCall, true
+			}
+		case 11:
+			kind = kRet
+		case 12:
+			kind = kJump
+		case 14:
+			kind, stores = kLoad, true
+		case 15:
+			if v <= 4 {
+				kind, stores = kNot, true
+			} else {
+				kind = kCall // call_1n
+			}
+		}
+	case f0OP:
+		switch in.opnum {
+		case 0:
+			kind = kRtrue
+		case 1:
+			kind = kRfalse
+		case 8:
+			kind = kRetPopped
+		}
+	case fVar:
+		switch in.opnum {
+		case 0: // call / call_vs
+			if n >= 1 {
+				kind, stores = kCall, true
+			}
+		case 1:
+			if n >= 3 {
+				kind = kStorew
+			}
+		case 2:
+			if n >= 3 {
+				kind = kStoreb
+			}
+		case 8:
+			if n >= 1 {
+				kind = kPush
+			}
+		case 25: // call_vn
+			if v >= 5 && n >= 1 {
+				kind = kCall
+			}
+		case 31:
+			if v >= 5 && n >= 1 {
+				kind, branches = kCheckArgCount, true
+			}
+		}
+	}
+	if kind == kGeneric {
+		return kGeneric, p
+	}
+	in.store = -1
+	if stores {
+		in.store = int16(m.mem[p])
+		p++
+	}
+	if branches {
+		b := m.mem[p]
+		p++
+		off := int(b & 0x3f)
+		if b&0x40 == 0 {
+			off = off<<8 | int(m.mem[p])
+			p++
+			if off&0x2000 != 0 {
+				off -= 0x4000
+			}
+		}
+		if b&0x80 != 0 {
+			in.br = brOn
+		}
+		switch off {
+		case 0:
+			in.br |= brFalse
+		case 1:
+			in.br |= brTrue
+		default:
+			in.br |= brJump
+			in.brTo = int32(p + off - 2)
+		}
+	}
+	return kind, p
+}
+
+// loop executes at most budget instructions, from the cache where it can,
+// and returns how many it executed; it stops early when m.stop is set
+// (input wanted, halt, error). Variables are read and written inline for
+// globals and locals (the stack and errors go through readVar/writeVar);
+// the result of a storing kind and the branch of a branching kind are
+// handled once, after the switch.
+func (m *Machine) loop(budget int) int {
+	if m.icache == nil {
+		m.initCache()
+	}
+	// The program counter lives in a local; m.pc is written before any
+	// method that reads it (step, the exec functions, call, ret) and read
+	// back after any that moves it. Few other locals live across the
+	// iterations: Go's calling convention keeps no register across a call,
+	// so every live local is reloaded after each call an instruction makes;
+	// memory, the globals and the index are read from m where needed.
+	pc := m.pc
+	prev := int32(0) // the instruction executed last, from the cache (0: none)
+	for i := 0; i < budget; i++ {
+		var k int32
+		if prev != 0 {
+			if p := &m.insts[prev]; pc == int(p.next) {
+				k = p.nextK
+			} else if pc == int(p.brTo) {
+				k = p.brK
+			}
+		}
+		if k == 0 {
+			j := pc - m.dyn
+			if m.noCache || uint(j) >= uint(len(m.icache)) {
+				prev = 0
+				m.pc = pc
+				m.step()
+				pc = m.pc
+				if m.stop {
+					return i + 1
+				}
+				continue
+			}
+			k = m.icache[j]
+			if k <= notDecoded {
+				if k == notDecoded {
+					k = m.decodeInst(pc)
+				}
+				if k == uncached {
+					prev = 0
+					m.pc = pc
+					m.step()
+					pc = m.pc
+					if m.stop {
+						return i + 1
+					}
+					continue
+				}
+			}
+			if prev != 0 {
+				if p := &m.insts[prev]; pc == int(p.next) {
+					p.nextK = k
+				} else if pc == int(p.brTo) {
+					p.brK = k
+				}
+			}
+		}
+		prev = k
+		in := &m.insts[k]
+		m.opPC = pc
+		var a, b uint16
+		if n := in.n; n > 0 {
+			a = in.ops[0]
+			if in.varMask&1 != 0 {
+				if v := int(a); v >= 16 {
+					a = m.global(v)
+				} else if v > 0 && v <= len(m.locals) {
+					a = m.locals[v-1]
+				} else if sp := len(m.stack) - 1; v == 0 && sp >= m.evalBase {
+					a = m.stack[sp] // pop
+					m.stack = m.stack[:sp]
+				} else {
+					a = m.readVar(v)
+				}
+			}
+			if n > 1 {
+				b = in.ops[1]
+				if in.varMask&2 != 0 {
+					if v := int(b); v >= 16 {
+						b = m.global(v)
+					} else if v > 0 && v <= len(m.locals) {
+						b = m.locals[v-1]
+					} else if sp := len(m.stack) - 1; v == 0 && sp >= m.evalBase {
+						b = m.stack[sp] // pop
+						m.stack = m.stack[:sp]
+					} else {
+						b = m.readVar(v)
+					}
+				}
+				for x := uint8(2); x < n; x++ {
+					o := in.ops[x]
+					if in.varMask&(1<<x) != 0 {
+						o = m.readVar(int(o))
+					}
+					m.ops[x] = o
+				}
+			}
+		}
+		const (
+			none = iota
+			store
+			branch
+		)
+		post := none
+		var x uint16  // the result of a storing kind
+		var cond bool // the condition of a branching kind
+		switch in.kind {
+		case kGeneric:
+			m.ops[0], m.ops[1] = a, b
+			m.pc = int(in.next)
+			switch in.form {
+			case fLong:
+				m.exec2(int(in.opnum), 2)
+			case f1OP:
+				m.exec1(int(in.opnum))
+			case f0OP:
+				m.exec0(int(in.opnum))
+			case fVar2:
+				m.exec2(int(in.opnum), int(in.n))
+			case fVar:
+				m.execVar(int(in.opnum), int(in.n))
+			default:
+				m.execExt(int(in.opnum), int(in.n))
+			}
+			pc = m.pc
+		case kJe:
+			cond = a == b
+			for x := uint8(2); x < in.n && !cond; x++ {
+				cond = a == m.ops[x]
+			}
+			post = branch
+		case kJl:
+			cond, post = int16(a) < int16(b), branch
+		case kJg:
+			cond, post = int16(a) > int16(b), branch
+		case kJz:
+			cond, post = a == 0, branch
+		case kDecChk:
+			x := m.readVarInd(int(a)) - 1
+			m.writeVarInd(int(a), x)
+			cond, post = int16(x) < int16(b), branch
+		case kIncChk:
+			x := m.readVarInd(int(a)) + 1
+			m.writeVarInd(int(a), x)
+			cond, post = int16(x) > int16(b), branch
+		case kJin:
+			if a == 0 {
+				cond = b == 0
+			} else {
+				cond = m.objRel(int(a), 0) == int(b)
+			}
+			post = branch
+		case kTest:
+			cond, post = a&b == b, branch
+		case kTestAttr:
+			cond, post = a != 0 && m.attr(int(a), int(b)), branch
+		case kCheckArgCount:
+			cond, post = int(a) <= m.top().nArgs, branch
+		case kOr:
+			x, post = a|b, store
+		case kAnd:
+			x, post = a&b, store
+		case kAdd:
+			x, post = a+b, store
+		case kSub:
+			x, post = a-b, store
+		case kMul:
+			x, post = a*b, store
+		case kNot:
+			x, post = ^a, store
+		case kLoadw:
+			if ad, mem := int(uint16(a+2*b)), m.mem; ad+1 < len(mem) {
+				x = uint16(mem[ad])<<8 | uint16(mem[ad+1])
+			} else {
+				x = m.rw(ad)
+			}
+			post = store
+		case kLoadb:
+			x, post = uint16(m.rb(int(uint16(a+b)))), store
+		case kGetProp:
+			if a != 0 {
+				x = m.getProp(int(a), int(b))
+			}
+			post = store
+		case kGetPropAddr:
+			if a != 0 {
+				d, _ := m.findProp(int(a), int(b))
+				x = uint16(d)
+			}
+			post = store
+		case kGetParent:
+			if a != 0 {
+				x = uint16(m.objRel(int(a), 0))
+			}
+			post = store
+		case kGetPropLen:
+			x, post = uint16(m.propLen(int(a))), store
+		case kLoad:
+			x, post = m.readVarInd(int(a)), store
+		case kStore:
+			pc = int(in.next)
+			m.writeVarInd(int(a), b)
+		case kCall:
+			if in.varMask&1 == 0 && a != 0 {
+				if in.br == accelUnknown {
+					in.br = m.accelOf(a)
+				}
+				if in.br != accelNone {
+					if r, cnt, ok := m.accel(in.br, a, in.n, b, m.ops[2]); ok {
+						i += cnt // the routine's instructions, as if run
+						pc = int(in.next)
+						if in.store >= 0 {
+							m.writeVar(int(in.store), r)
+						}
+						break
+					}
+				}
+			}
+			m.pc = int(in.next)
+			n := int(in.n)
+			if n > 1 {
+				m.callArgs[0] = b
+				copy(m.callArgs[1:], m.ops[2:n])
+			}
+			m.call(a, m.callArgs[:n-1], int(in.store))
+			pc = m.pc
+		case kGetSibling:
+			if a != 0 {
+				x = uint16(m.objRel(int(a), int(in.opnum)))
+			}
+			m.writeVar(int(in.store), x)
+			cond, post = x != 0, branch
+		case kInc:
+			pc = int(in.next)
+			m.writeVarInd(int(a), m.readVarInd(int(a))+1)
+		case kDec:
+			pc = int(in.next)
+			m.writeVarInd(int(a), m.readVarInd(int(a))-1)
+		case kRet:
+			m.pc = pc
+			m.ret(a)
+			pc = m.pc
+		case kJump:
+			pc = int(in.next) + int(int16(a)) - 2
+		case kRtrue:
+			m.pc = pc
+			m.ret(1)
+			pc = m.pc
+		case kRfalse:
+			m.pc = pc
+			m.ret(0)
+			pc = m.pc
+		case kRetPopped:
+			m.pc = pc
+			m.ret(m.pop())
+			pc = m.pc
+		case kStorew:
+			pc = int(in.next)
+			m.ww(int(a+2*b), m.ops[2])
+		case kStoreb:
+			pc = int(in.next)
+			m.wb(int(a+b), byte(m.ops[2]))
+		case kPush:
+			pc = int(in.next)
+			m.push(a)
+		}
+		switch post {
+		case store:
+			pc = int(in.next)
+			if v := int(in.store); v >= 16 {
+				m.setGlobal(v, x)
+			} else if v > 0 && v <= len(m.locals) {
+				m.locals[v-1] = x
+			} else if v == 0 && len(m.stack) < maxStack {
+				m.stack = append(m.stack, x) // push (within the capacity)
+			} else {
+				m.writeVar(v, x)
+			}
+		case branch:
+			switch {
+			case cond != (in.br&brOn != 0):
+				pc = int(in.next)
+			case in.br&3 == brJump:
+				pc = int(in.brTo)
+			default:
+				m.pc = pc
+				m.ret(uint16(in.br&3) - 1)
+				pc = m.pc
+			}
+		}
+		if m.stop {
+			m.pc = pc
+			return i + 1
+		}
+	}
+	m.pc = pc
+	return budget
+}
+
+// global reads variable v (16-255), a global: within dynamic memory (Load
+// checks that the table fits).
+func (m *Machine) global(v int) uint16 {
+	g := m.hdr.Globals + 2*(v-16)
+	return uint16(m.mem[g])<<8 | uint16(m.mem[g+1])
+}
+
+// setGlobal writes variable v (16-255), a global.
+func (m *Machine) setGlobal(v int, x uint16) {
+	g := m.hdr.Globals + 2*(v-16)
+	m.mem[g], m.mem[g+1] = byte(x>>8), byte(x)
+}
