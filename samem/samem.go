@@ -258,11 +258,15 @@ func (m *Method) Counters() map[string]int {
 	}
 }
 
-// Size implements agent.Sizer.
+// Size implements agent.Sizer: the state and thought clusters, the Q-table
+// entries, and of those the entries with a non-zero Q ("nonzero"). The
+// forgetting step zeroes the entries it prunes and removes only the rows
+// and columns this empties (Sec. 3.2), so what it removed shows in
+// "nonzero" (and in the counters' "prunes"), not always in "entries".
 func (m *Method) Size() map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return map[string]int{"states": m.states.Len(), "thoughts": m.thoughts.Len(), "entries": m.table.Len()}
+	return map[string]int{"states": m.states.Len(), "thoughts": m.thoughts.Len(), "entries": m.table.Len(), "nonzero": m.table.NonZeroLen()}
 }
 
 // Epsilon is the exploration rate now (Eq. 7) for an episode of the
