@@ -81,10 +81,11 @@ const (
 // Epsilon is the exploration rate of seed 002 Eq. 7:
 // eps0 * exp(-beta * t / T).
 //
-// Units: t is the index of the training episode in the schedule (0-based,
-// iteration*tasks + task index, agent.Start.Episode) and T the total number
-// of training episodes in the schedule (agent.Start.Episodes). So the first
-// episode explores with probability eps0 and the last with about
+// Units are the caller's: SAMem passes by default the training steps applied
+// so far and the step budget (episodes times the step limit), as Algorithm 1
+// decays epsilon after every transition, or with its episode schedule the
+// episode's index (0-based, iteration*tasks + task index) and the number of
+// training episodes. So the schedule starts at eps0 and ends at about
 // eps0*exp(-beta) (0.0024 with the defaults). A negative t counts as 0; t
 // beyond T keeps decaying. With T <= 0 (no schedule) it returns eps0.
 func Epsilon(eps0, beta float64, t, T int) float64 {
