@@ -39,6 +39,10 @@ type Config struct {
 	Workers       int           `json:"workers"`
 	Iterations    int           `json:"iterations"`
 	PerType       int           `json:"per_type"`
+	// TaskOrder is the order of the training tasks in an iteration:
+	// TaskOrderShuffled (Defaults) or TaskOrderSuite ("" in a config.json
+	// written before issue 15 means the suite's order).
+	TaskOrder string `json:"task_order,omitempty"`
 
 	Env   EnvConfig    `json:"env"`
 	LLM   LLMConfig    `json:"llm"`
@@ -178,6 +182,7 @@ func Defaults() Config {
 		Workers:    runtime.NumCPU(),
 		Iterations: 9,
 		PerType:    5,
+		TaskOrder:  TaskOrderShuffled,
 		Env:        EnvConfig{Kind: "household", WorldSeed: 1},
 		LLM:        LLMConfig{Backend: "offline", EmbedDim: 1024, Timeout: 120 * time.Second, Retries: 5},
 		Split:      "valid_unseen",
@@ -200,6 +205,9 @@ func (c *Config) Validate() error {
 	}
 	if c.PerType < 0 {
 		return bad("per-type", "%d: must not be negative", c.PerType)
+	}
+	if c.TaskOrder != "" && c.TaskOrder != TaskOrderShuffled && c.TaskOrder != TaskOrderSuite {
+		return bad("task-order", "%q: want %q or %q", c.TaskOrder, TaskOrderShuffled, TaskOrderSuite)
 	}
 	if c.EvalPerType < 0 {
 		return bad("per-type", "%d: must not be negative", c.EvalPerType)

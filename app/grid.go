@@ -44,9 +44,16 @@ type GridPoint struct {
 	Seed      int64 `json:"seed"`
 	PerType   int   `json:"per_type"`
 	// Success and Entries per method (samem, nomemory, ablations);
-	// Entries is the memory size after training (Q-table entries).
+	// Entries is the memory size after training (Q-table entries), NonZero
+	// the entries of those with a non-zero Q, and Pruned the thoughts the
+	// forgetting step pruned over the whole training (set to Q = 0, seed 002
+	// Sec. 3.2: a pruned entry stays counted in Entries unless its row or
+	// column empties, so what forgetting removed shows in NonZero and
+	// Pruned).
 	Success map[string]float64 `json:"success"`
 	Entries map[string]int     `json:"entries"`
+	NonZero map[string]int     `json:"nonzero"`
+	Pruned  map[string]int     `json:"pruned"`
 	Run     string             `json:"run"`
 }
 
@@ -90,7 +97,8 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 					return out, err
 				}
 				quiet := Streams{Out: io.Discard, Err: io.Discard, Stop: streams.Stop}
-				if _, err := Train(ctx, cfg, quiet); err != nil {
+				trained, err := Train(ctx, cfg, quiet)
+				if err != nil {
 					return out, fmt.Errorf("grid %s: %w", cfg.Run, err)
 				}
 				ecfg := cfg
@@ -99,11 +107,17 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 				if err != nil {
 					return out, fmt.Errorf("grid %s: %w", cfg.Run, err)
 				}
-				pt := GridPoint{WorldSeed: w, Seed: s, PerType: p, Success: map[string]float64{}, Entries: map[string]int{}, Run: cfg.Run}
+				pt := GridPoint{WorldSeed: w, Seed: s, PerType: p, Success: map[string]float64{}, Entries: map[string]int{}, NonZero: map[string]int{}, Pruned: map[string]int{}, Run: cfg.Run}
 				for _, r := range res {
 					pt.Success[r.Method] = r.SuccessRate
 					if r.Memory != nil {
 						pt.Entries[r.Method] = r.Memory["entries"]
+						pt.NonZero[r.Method] = r.Memory["nonzero"]
+					}
+				}
+				for _, tr := range trained {
+					if n := len(tr.History); n > 0 {
+						pt.Pruned[tr.Method] = tr.History[n-1].Counters["prunes"]
 					}
 				}
 				if _, ok := pt.Success[samem.Name]; !ok {
@@ -130,10 +144,10 @@ type GridCell struct {
 	// SAMem mean and lowest success, no-memory mean, and the margin: SAMem's
 	// mean minus no-memory's mean.
 	Mean, Min, NoMemory, Margin float64
-	// Entries is SAMem's mean memory size; Ablation holds the mean success
-	// and mean memory size of each ablation.
-	Entries  float64
-	Ablation map[string][2]float64
+	// Entries, NonZero and Pruned are SAMem's means (GridPoint); Ablation
+	// holds each ablation's mean success, non-zero entries and prunes.
+	Entries, NonZero, Pruned float64
+	Ablation                 map[string][3]float64
 }
 
 // Cells aggregates points by (size, world seed), in the order met.
@@ -154,20 +168,24 @@ func Cells(points []GridPoint) []GridCell {
 	var cells []GridCell
 	for _, k := range order {
 		pts := groups[k]
-		c := GridCell{PerType: k.p, WorldSeed: k.w, Runs: len(pts), Min: math.Inf(1), Ablation: map[string][2]float64{}}
+		c := GridCell{PerType: k.p, WorldSeed: k.w, Runs: len(pts), Min: math.Inf(1), Ablation: map[string][3]float64{}}
 		for _, pt := range pts {
 			s := pt.Success[samem.Name]
 			c.Mean += s / float64(len(pts))
 			c.Min = min(c.Min, s)
 			c.NoMemory += pt.Success["nomemory"] / float64(len(pts))
-			c.Entries += float64(pt.Entries[samem.Name]) / float64(len(pts))
+			n := float64(len(pts))
+			c.Entries += float64(pt.Entries[samem.Name]) / n
+			c.NonZero += float64(pt.NonZero[samem.Name]) / n
+			c.Pruned += float64(pt.Pruned[samem.Name]) / n
 			for m, v := range pt.Success {
 				if m == samem.Name || m == "nomemory" {
 					continue
 				}
 				a := c.Ablation[m]
-				a[0] += v / float64(len(pts))
-				a[1] += float64(pt.Entries[m]) / float64(len(pts))
+				a[0] += v / n
+				a[1] += float64(pt.NonZero[m]) / n
+				a[2] += float64(pt.Pruned[m]) / n
 				c.Ablation[m] = a
 			}
 		}
@@ -183,38 +201,43 @@ func (c GridCell) Goal() bool { return c.Min >= 0.85 && c.Margin >= 0.25 }
 
 // WriteGridTable prints the cells, then one line per training-set size
 // (over all its cells) with the change of the mean from the previous size,
-// then how many cells meet the goal.
+// then how many cells meet the goal. Memory columns are SAMem's mean
+// Q-table entries, non-zero entries and thoughts pruned by forgetting; an
+// ablation shows its mean success, non-zero entries and prunes.
 func WriteGridTable(w io.Writer, points []GridPoint, ablations []string) {
 	cells := Cells(points)
-	fmt.Fprintf(w, "%-8s  %-6s  %-4s  %-10s  %-9s  %-13s  %-6s  %-7s", "per-type", "world", "runs", "samem mean", "samem min", "nomemory mean", "margin", "entries")
+	fmt.Fprintf(w, "%-8s  %-6s  %-4s  %-10s  %-9s  %-13s  %-6s  %-7s  %-7s  %-6s", "per-type", "world", "runs", "samem mean", "samem min", "nomemory mean", "margin", "entries", "nonzero", "pruned")
 	for _, a := range ablations {
-		fmt.Fprintf(w, "  %s (success, entries)", a)
+		fmt.Fprintf(w, "  %s (success, nonzero, pruned)", a)
 	}
 	fmt.Fprintf(w, "  goal\n")
 	type agg struct {
-		sum, low float64
-		n        int
-		met      int
-		abl      map[string][2]float64
-		ent      float64
+		sum, low         float64
+		n                int
+		met              int
+		abl              map[string][3]float64
+		ent, nonz, prune float64
 	}
 	var sizes []int
 	bySize := map[int]*agg{}
 	for _, c := range cells {
-		fmt.Fprintf(w, "%-8s  %-6d  %-4d  %-10.3f  %-9.3f  %-13.3f  %-6.3f  %-7.1f", sizeName(c.PerType), c.WorldSeed, c.Runs, c.Mean, c.Min, c.NoMemory, c.Margin, c.Entries)
+		fmt.Fprintf(w, "%-8s  %-6d  %-4d  %-10.3f  %-9.3f  %-13.3f  %-6.3f  %-7.1f  %-7.1f  %-6.1f", sizeName(c.PerType), c.WorldSeed, c.Runs, c.Mean, c.Min, c.NoMemory, c.Margin, c.Entries, c.NonZero, c.Pruned)
 		for _, a := range ablations {
 			v := c.Ablation[a]
-			fmt.Fprintf(w, "  %-*s", len(a)+20, fmt.Sprintf("%.3f, %.1f", v[0], v[1]))
+			fmt.Fprintf(w, "  %-*s", len(a)+28, fmt.Sprintf("%.3f, %.1f, %.1f", v[0], v[1], v[2]))
 		}
 		fmt.Fprintf(w, "  %s\n", yesNo(c.Goal()))
 		g := bySize[c.PerType]
 		if g == nil {
-			g = &agg{low: math.Inf(1), abl: map[string][2]float64{}}
+			g = &agg{low: math.Inf(1), abl: map[string][3]float64{}}
 			bySize[c.PerType] = g
 			sizes = append(sizes, c.PerType)
 		}
-		g.sum += c.Mean * float64(c.Runs)
-		g.ent += c.Entries * float64(c.Runs)
+		r := float64(c.Runs)
+		g.sum += c.Mean * r
+		g.ent += c.Entries * r
+		g.nonz += c.NonZero * r
+		g.prune += c.Pruned * r
 		g.n += c.Runs
 		g.low = min(g.low, c.Min)
 		if c.Goal() {
@@ -222,13 +245,13 @@ func WriteGridTable(w io.Writer, points []GridPoint, ablations []string) {
 		}
 		for _, a := range ablations {
 			v, x := c.Ablation[a], g.abl[a]
-			g.abl[a] = [2]float64{x[0] + v[0]*float64(c.Runs), x[1] + v[1]*float64(c.Runs)}
+			g.abl[a] = [3]float64{x[0] + v[0]*r, x[1] + v[1]*r, x[2] + v[2]*r}
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-8s  %-5s  %-10s  %-9s  %-18s  %-12s", "per-type", "runs", "samem mean", "samem min", "change of the mean", "samem entries")
+	fmt.Fprintf(w, "%-8s  %-5s  %-10s  %-9s  %-18s  %-7s  %-7s  %-6s", "per-type", "runs", "samem mean", "samem min", "change of the mean", "entries", "nonzero", "pruned")
 	for _, a := range ablations {
-		fmt.Fprintf(w, "  %s (success, entries)", a)
+		fmt.Fprintf(w, "  %s (success, nonzero, pruned)", a)
 	}
 	fmt.Fprintf(w, "  cells meeting the goal\n")
 	prev := math.NaN()
@@ -238,16 +261,17 @@ func WriteGridTable(w io.Writer, points []GridPoint, ablations []string) {
 	}
 	for _, p := range sizes {
 		g := bySize[p]
-		mean := g.sum / float64(g.n)
+		n := float64(g.n)
+		mean := g.sum / n
 		change := "-"
 		if !math.IsNaN(prev) {
 			change = fmt.Sprintf("%+.3f", mean-prev)
 		}
 		prev = mean
-		fmt.Fprintf(w, "%-8s  %-5d  %-10.3f  %-9.3f  %-18s  %-12.1f", sizeName(p), g.n, mean, g.low, change, g.ent/float64(g.n))
+		fmt.Fprintf(w, "%-8s  %-5d  %-10.3f  %-9.3f  %-18s  %-7.1f  %-7.1f  %-6.1f", sizeName(p), g.n, mean, g.low, change, g.ent/n, g.nonz/n, g.prune/n)
 		for _, a := range ablations {
 			v := g.abl[a]
-			fmt.Fprintf(w, "  %-*s", len(a)+20, fmt.Sprintf("%.3f, %.1f", v[0]/float64(g.n), v[1]/float64(g.n)))
+			fmt.Fprintf(w, "  %-*s", len(a)+28, fmt.Sprintf("%.3f, %.1f, %.1f", v[0]/n, v[1]/n, v[2]/n))
 		}
 		fmt.Fprintf(w, "  %d of %d\n", g.met, nCells[p])
 	}

@@ -33,7 +33,9 @@ func TestCellsAndTable(t *testing.T) {
 	pt := func(p int, w, s int64, samem, nomem float64, entries int) GridPoint {
 		return GridPoint{WorldSeed: w, Seed: s, PerType: p,
 			Success: map[string]float64{"samem": samem, "nomemory": nomem, "samem-no-decay": samem / 2},
-			Entries: map[string]int{"samem": entries, "samem-no-decay": entries * 2}}
+			Entries: map[string]int{"samem": entries, "samem-no-decay": entries * 2},
+			NonZero: map[string]int{"samem": entries - 2, "samem-no-decay": entries * 2},
+			Pruned:  map[string]int{"samem": 2, "samem-no-decay": 1}}
 	}
 	points := []GridPoint{
 		pt(1, 7, 1, 0.9, 0.1, 10), pt(1, 7, 2, 1.0, 0.2, 20),
@@ -45,11 +47,11 @@ func TestCellsAndTable(t *testing.T) {
 	}
 	c := cells[0]
 	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
-	if c.PerType != 1 || c.Runs != 2 || !near(c.Mean, 0.95) || !near(c.Min, 0.9) || !near(c.NoMemory, 0.15) || !near(c.Margin, 0.8) || !near(c.Entries, 15) || !c.Goal() {
+	if c.PerType != 1 || c.Runs != 2 || !near(c.Mean, 0.95) || !near(c.Min, 0.9) || !near(c.NoMemory, 0.15) || !near(c.Margin, 0.8) || !near(c.Entries, 15) || !near(c.NonZero, 13) || !near(c.Pruned, 2) || !c.Goal() {
 		t.Errorf("cell 1 = %+v", c)
 	}
-	if a := c.Ablation["samem-no-decay"]; !near(a[0], 0.475) || !near(a[1], 30) {
-		t.Errorf("ablation of cell 1 = %v, want 0.475, 30", a)
+	if a := c.Ablation["samem-no-decay"]; !near(a[0], 0.475) || !near(a[1], 30) || !near(a[2], 1) {
+		t.Errorf("ablation of cell 1 = %v, want 0.475, 30, 1", a)
 	}
 	if cells[1].Goal() {
 		t.Errorf("cell 2 (lowest 0.8) meets the goal: %+v", cells[1])
@@ -57,7 +59,7 @@ func TestCellsAndTable(t *testing.T) {
 	var b bytes.Buffer
 	WriteGridTable(&b, points, []string{"samem-no-decay"})
 	out := b.String()
-	for _, want := range []string{"0.950", "-0.100", "1 of 1", "0 of 1", "NO", "0.475, 30.0"} {
+	for _, want := range []string{"0.950", "-0.100", "1 of 1", "0 of 1", "NO", "0.475, 30.0, 1.0", "13.0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/samem/trainer/envbridge"
@@ -108,9 +110,35 @@ func IdentifySuite(ctx context.Context, suite envbridge.Suite, run string) error
 // each task type in the training set"), or, for ScienceWorld-style suites,
 // at random with the run seed (seed 002 Appendix B.1: "we randomly select
 // three tasks per task type"; pass -per-type 3 for that setup).
-func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, seed int64) []envbridge.Task {
+//
+// With order TaskOrderShuffled the picked tasks are then put in an order
+// drawn with the run seed (the same in every iteration); with
+// TaskOrderSuite (or "") they keep the suite's order.
+func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, seed int64, order string) []envbridge.Task {
 	if suite.Style() == envbridge.StyleScience {
-		return runner.SamplePerType(tasks, perType, seed)
+		tasks = runner.SamplePerType(tasks, perType, seed)
+	} else {
+		tasks = runner.PerType(tasks, perType)
 	}
-	return runner.PerType(tasks, perType)
+	if order == TaskOrderShuffled {
+		tasks = slices.Clone(tasks)
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x7a5c0de2))
+		rng.Shuffle(len(tasks), func(i, j int) { tasks[i], tasks[j] = tasks[j], tasks[i] })
+	}
+	return tasks
 }
+
+// Orders of the training tasks in an iteration (-task-order).
+const (
+	// TaskOrderShuffled: an order drawn with the run seed, the same in every
+	// iteration. The default since issue 15: the household suite lists its
+	// tasks in blocks of one type, and SAMem's clustered states are shared
+	// by task types, so in the suite's order every iteration ended with a
+	// block of one type (137 two-object tasks of 600) whose updates the
+	// shared values then tracked. Seed 002's Algorithm 1 loops over the
+	// training tasks without saying in which order.
+	TaskOrderShuffled = "shuffled"
+	// TaskOrderSuite keeps the suite's order (the order before issue 15;
+	// also what a config.json without task_order means).
+	TaskOrderSuite = "suite"
+)

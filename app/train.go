@@ -59,7 +59,7 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 	if err != nil {
 		return nil, fmt.Errorf("environment %s: %w", suite.Name(), err)
 	}
-	tasks = TrainingTasks(suite, tasks, cfg.PerType, cfg.Seed)
+	tasks = TrainingTasks(suite, tasks, cfg.PerType, cfg.Seed, cfg.TaskOrder)
 	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
 		tasks = tasks[:cfg.Tasks] // a short run (tests of real models)
 	}

@@ -69,6 +69,11 @@ func TestOfflineChecker(t *testing.T) {
 		{summarize.Searching, thought.TakeHere, false},
 		{summarize.AtDestination, thought.PlaceHere, true},
 		{summarize.ReadyToPlace, thought.PlaceHere, false},
+		// The state of -task-progress (the first of two objects at the
+		// destination) is read too: placing is valid there, heading for an
+		// appliance is not.
+		{summarize.FirstOfMore, thought.PlaceHere, true},
+		{summarize.FirstOfMore, thought.ToAppliance, false},
 		{summarize.Searching, thought.ToDest, false},
 		{summarize.ReadyToPlace, thought.ToDest, true},
 		{summarize.FacingClosed, thought.CloseHere, false},

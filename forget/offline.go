@@ -50,7 +50,7 @@ var rules = map[string]rule{
 var offlineSituations = []string{
 	summarize.Searching, summarize.FacingClosed, summarize.TargetHere, summarize.TargetSeen,
 	summarize.CarryOther, summarize.NeedsPrefix, summarize.AtAppliance, summarize.ReadyToPlace,
-	summarize.AtDestination, summarize.DestClosed, summarize.MustExamine, summarize.AtLamp,
+	summarize.AtDestination, summarize.FirstOfMore, summarize.DestClosed, summarize.MustExamine, summarize.AtLamp,
 }
 
 // Check implements Checker.

@@ -28,9 +28,12 @@ const (
 	// 1-2, one worker): alpha 0.2 gave a mean valid_unseen success of 0.909
 	// with 5 tasks per type and 0.608 with 20 (7 and 3 of 10 cells at >=
 	// 0.85 on both seeds); alpha 0.05 gave 0.952 and 0.998 (9 and 10 of 10).
-	// Neither is good with 1 task per type (about 0.67) or all 600 tasks
-	// (0.34 over world seeds 1-10); README "SAMem sweep" has the tables. An
-	// earlier measurement (2 workers) had chosen 0.2 over 0.5.
+	// Those runs played the tasks in the suite's order (by type); with the
+	// shuffled order of the training tasks (app.TrainingTasks, the default
+	// since then) 0.2 did not do better with 1 task per type either (0.605
+	// against 0.666 over world seeds 1-8, run seed 1). README "SAMem sweep"
+	// has the tables. An earlier measurement (2 workers) had chosen 0.2 over
+	// 0.5.
 	DefaultAlpha = 0.05
 	// DefaultGamma is the discount factor. With 0.9 a final reward of 1 is
 	// still worth 0.9^10 ≈ 0.35 ten steps earlier and 0.9^30 ≈ 0.04 thirty
@@ -78,10 +81,11 @@ const (
 // Epsilon is the exploration rate of seed 002 Eq. 7:
 // eps0 * exp(-beta * t / T).
 //
-// Units: t is the index of the training episode in the schedule (0-based,
-// iteration*tasks + task index, agent.Start.Episode) and T the total number
-// of training episodes in the schedule (agent.Start.Episodes). So the first
-// episode explores with probability eps0 and the last with about
+// Units are the caller's: SAMem passes by default the training steps applied
+// so far and the step budget (episodes times the step limit), as Algorithm 1
+// decays epsilon after every transition, or with its episode schedule the
+// episode's index (0-based, iteration*tasks + task index) and the number of
+// training episodes. So the schedule starts at eps0 and ends at about
 // eps0*exp(-beta) (0.0024 with the defaults). A negative t counts as 0; t
 // beyond T keeps decaying. With T <= 0 (no schedule) it returns eps0.
 func Epsilon(eps0, beta float64, t, T int) float64 {

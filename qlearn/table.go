@@ -103,6 +103,18 @@ func (t *Table) Params() Params { return t.p }
 // Len is the number of stored entries.
 func (t *Table) Len() int { return t.n }
 
+// NonZeroLen is the number of stored entries whose Q is not 0. Forgetting
+// (seed 002 Sec. 3.2) prunes a thought softly, by setting its Q to 0, and
+// removes only rows and columns left empty, so Len keeps counting a pruned
+// entry while NonZeroLen does not.
+func (t *Table) NonZeroLen() int {
+	n := 0
+	for _, r := range t.rows {
+		n += r.nonzero
+	}
+	return n
+}
+
 // States is the number of state rows holding at least one entry.
 func (t *Table) States() int { return len(t.rows) }
 

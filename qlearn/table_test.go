@@ -190,6 +190,9 @@ func TestDropEmptyOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if tb.NonZeroLen() != 2 {
+		t.Errorf("NonZeroLen = %d, want 2", tb.NonZeroLen())
+	}
 	// Listed but not empty (state 1, thought 10), listed and empty
 	// (thought 20), listed twice, and unknown ids (state 9, thought 90).
 	states, thoughts := tb.DropEmptyOf([]int64{1, 9}, []int64{10, 20, 20, 90})
@@ -203,6 +206,9 @@ func TestDropEmptyOf(t *testing.T) {
 	// Pruning thought 30 in state 3 empties row 3 and column 30; removing
 	// row 3 leaves no other entry of either.
 	must(t, tb.Set(3, 30, 0))
+	if tb.Len() != 5 || tb.NonZeroLen() != 1 {
+		t.Errorf("after pruning (3, 30): Len %d, NonZeroLen %d; want 5, 1", tb.Len(), tb.NonZeroLen())
+	}
 	states, thoughts = tb.DropEmptyOf([]int64{3}, []int64{30})
 	if !slices.Equal(states, []int64{3}) || !slices.Equal(thoughts, []int64{30}) {
 		t.Errorf("DropEmptyOf after pruning = %v, %v; want [3], [30]", states, thoughts)
@@ -412,6 +418,15 @@ func checkAgainstModel(t *testing.T, seed uint64, tb *Table, m *model, nS int64)
 	got := tb.Entries()
 	if len(got) != len(want) || tb.Len() != len(want) {
 		t.Fatalf("seed %d: %d entries (Len %d), model %d", seed, len(got), tb.Len(), len(want))
+	}
+	nonzero := 0
+	for _, e := range want {
+		if e.Q != 0 {
+			nonzero++
+		}
+	}
+	if tb.NonZeroLen() != nonzero {
+		t.Fatalf("seed %d: NonZeroLen %d, model %d", seed, tb.NonZeroLen(), nonzero)
 	}
 	for i := range got {
 		if got[i].State != want[i].State || got[i].Thought != want[i].Thought || math.Abs(got[i].Q-want[i].Q) > 1e-12 || got[i].Visits != want[i].Visits {

@@ -23,12 +23,16 @@ func newTest(t *testing.T, cfg Config) *Method {
 	return m
 }
 
-// TestScheduleUnits: with ScheduleStep, epsilon follows Eq. 7 over the
-// training steps applied against the step budget (episodes x step limit);
-// with ScheduleEpisode over the episode index; NoDecay always explores.
+// TestScheduleUnits: with ScheduleStep (the default), epsilon follows Eq. 7
+// over the training steps applied against the step budget (episodes x step
+// limit); with ScheduleEpisode over the episode index; NoDecay always
+// explores.
 func TestScheduleUnits(t *testing.T) {
 	start := agent.Start{Task: envbridge.Task{MaxSteps: 40}, Episode: 3, Episodes: 10}
-	step := newTest(t, Config{Schedule: ScheduleStep})
+	step := newTest(t, Config{})
+	if got := step.Config().Schedule; got != ScheduleStep {
+		t.Errorf("default schedule %q, want %q", got, ScheduleStep)
+	}
 	step.step = 100
 	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/400); math.Abs(got-want) > 1e-12 {
 		t.Errorf("step schedule: epsilon %v, want %v", got, want)
@@ -37,10 +41,10 @@ func TestScheduleUnits(t *testing.T) {
 	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/(10*DefaultStepLimit)); math.Abs(got-want) > 1e-12 {
 		t.Errorf("step schedule, default limit: epsilon %v, want %v", got, want)
 	}
-	ep := newTest(t, Config{})
+	ep := newTest(t, Config{Schedule: ScheduleEpisode})
 	ep.step = 100
 	if got, want := ep.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*3/10); math.Abs(got-want) > 1e-12 {
-		t.Errorf("default (episode) schedule: epsilon %v, want %v", got, want)
+		t.Errorf("episode schedule: epsilon %v, want %v", got, want)
 	}
 	if got := newTest(t, Config{NoDecay: true}).Epsilon(start); got != 1 {
 		t.Errorf("no-decay epsilon %v, want 1", got)

@@ -35,6 +35,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset.SetOutput(stderr)
 	lists := cli.Bind(fset, &cfg)
 	fset.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations per threshold")
+	fset.StringVar(&cfg.TaskOrder, "task-order", cfg.TaskOrder, "order of the training tasks in an iteration: shuffled (with the run seed, the same every iteration) or suite (the suite's order, by task type)")
 	perType := fset.String("per-type", strconv.Itoa(cfg.PerType), "training tasks per task type; 0 uses every training task; with -world-seeds or -seeds a list (1,5,20,0)")
 	worldSeeds := fset.String("world-seeds", "", "grid mode: household world seeds, e.g. 1-10 or -5,13,1234")
 	runSeeds := fset.String("seeds", "", "grid mode: run seeds, e.g. 1-5")

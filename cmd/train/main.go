@@ -26,6 +26,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	lists := cli.Bind(fs, &cfg)
 	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations over the tasks (seed 002 Sec. 4.1.2: 9)")
+	fs.StringVar(&cfg.TaskOrder, "task-order", cfg.TaskOrder, "order of the training tasks in an iteration: shuffled (with the run seed, the same every iteration) or suite (the suite's order, by task type)")
 	fs.IntVar(&cfg.PerType, "per-type", cfg.PerType, "training tasks per task type (seed 002 Sec. 4.1: 5); 0 uses every training task")
 	asJSON := fs.Bool("json", false, "print the training history as JSON on stdout")
 	fs.Usage = func() {

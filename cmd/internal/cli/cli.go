@@ -64,7 +64,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.BoolVar(&cfg.AriGraph.Carry, "arigraph-carry", cfg.AriGraph.Carry, "arigraph: keep each task's map and the placements seen in training for later episodes (off: every episode starts with an empty graph, as in seed 000)")
 	fs.BoolVar(&cfg.AriGraph.NoEpisodic, "arigraph-no-episodic", cfg.AriGraph.NoEpisodic, "arigraph: turn episodic retrieval off (seed 000 Fig. 4 ablation; -method ablations also trains it as arigraph-no-episodic)")
 	fs.Float64Var(&cfg.SAMem.Alpha, "alpha", cfg.SAMem.Alpha, "samem: learning rate of Eq. 5 in (0, 1] (default 0.05, qlearn.DefaultAlpha)")
-	fs.StringVar(&cfg.SAMem.Schedule, "schedule", cfg.SAMem.Schedule, "samem: what t and T of the epsilon schedule (Eq. 7) count: episode (default) or step (Algorithm 1)")
+	fs.StringVar(&cfg.SAMem.Schedule, "schedule", cfg.SAMem.Schedule, "samem: what t and T of the epsilon schedule (Eq. 7) count: step (default; Algorithm 1: t the training steps so far, T the episodes times the step limit) or episode (t the episode, T the episodes)")
 	fs.BoolVar(&cfg.SAMem.ForgetDropZero, "forget-drop-zero", cfg.SAMem.ForgetDropZero, "samem: after forgetting, also remove every all-zero state row and thought column (a clean-up beyond seed 002 Sec. 3.2)")
 	fs.BoolVar(&cfg.SAMem.RetryZero, "retry-zero", cfg.SAMem.RetryZero, "samem: exploring steps retry, half of the time, a tried thought whose Q is still 0 in a state with a positive thought")
 	fs.BoolVar(&cfg.SAMem.TaskProgress, "task-progress", cfg.SAMem.TaskProgress, "samem, offline summariser: the task's progress is part of the state (one of two objects delivered)")
