@@ -136,7 +136,7 @@ func TestSignalsSaveAndResume(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := filepath.Join(t.TempDir(), "run")
-			// The embedding server holds the run at its first request after
+			// The model server holds the run at its first call after
 			// the first checkpoint, so the signals reach a run that is
 			// mid-iteration, whatever the load (not one that may have ended,
 			// nor one whose first stop may be over before the second signal).
