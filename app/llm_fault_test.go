@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,7 +35,10 @@ func openaiConfig(t *testing.T, url string, iterations, workers, retries int) ap
 	cfg.LLM.EmbedDim = 32
 	cfg.LLM.SendDimensions = true
 	cfg.LLM.ChatURLs = []string{url}
-	cfg.LLM.Timeout = 400 * time.Millisecond
+	// A hang guard, not part of any verdict: a normal reply on a loaded
+	// machine never comes near it (a test of the deadline itself holds a
+	// request until the client gives up, see TestTrainSurvivesModelServerFaults).
+	cfg.LLM.Timeout = 30 * time.Second
 	cfg.LLM.Retries = retries
 	cfg.LLM.Concurrency = 4
 	cfg.LLM.Cache = "off"
@@ -60,11 +64,12 @@ func latestSAMem(t *testing.T, run string) (checkpoints.SAMemState, checkpoints.
 
 // TestTrainSurvivesModelServerFaults runs a real training run against a
 // server that answers with 429 storms, 5xx bursts, garbage, truncated and
-// empty bodies, a reply slower than the deadline, and that goes away for a
-// second and comes back. The run retries through all of it: no episode
+// empty bodies, a reply slower than the deadline (held until the client
+// gives up), and that goes away for a second and comes back. The run retries through all of it: no episode
 // fails, and the final checkpoint holds the memory learned.
 func TestTrainSurvivesModelServerFaults(t *testing.T) {
 	var gate *faults.Gate
+	var upErr atomic.Value
 	// Faults are spaced out so that each one is retried on its own; the
 	// two-call bursts make one request fail twice in a row.
 	plan := func(n int, c llmtest.Call) llmtest.Fault {
@@ -84,12 +89,20 @@ func TestTrainSurvivesModelServerFaults(t *testing.T) {
 		case 100:
 			return llmtest.Fault{Body: `{"choices": [{"message": {"content": "Thought`, ContentType: "application/json"}
 		case 115:
-			return llmtest.Fault{Delay: 3 * time.Second} // past the 400 ms deadline
+			// Held until the client's 5 s deadline passes and it hangs up.
+			return llmtest.Fault{Delay: time.Hour}
 		case 130:
 			// The server goes away (this request and every new connection
-			// fail) and comes back 800 ms later.
+			// fail) and comes back 800 ms later. The verdict does not hang
+			// on those 800 ms: the client's 5 retries of the call span at
+			// least 0.25+0.5+1+2+4 = 7.75 s (default backoff, jitter to
+			// half), and the outage costs at least one retry however short.
 			gate.Down()
-			time.AfterFunc(800*time.Millisecond, func() { gate.Up() })
+			time.AfterFunc(800*time.Millisecond, func() {
+				if err := gate.Up(); err != nil {
+					upErr.Store(err)
+				}
+			})
 			return llmtest.Fault{Hangup: true}
 		}
 		return llmtest.Fault{}
@@ -102,8 +115,15 @@ func TestTrainSurvivesModelServerFaults(t *testing.T) {
 	// large, so it can be compared with a run without faults.
 	cfg := openaiConfig(t, gate.URL, 2, 1, 5)
 	cfg.SAMem.NoForgetting = true
+	// The deadline of the reply held at call 115 (which it always passes,
+	// being held until the client hangs up); 5 s so that no normal reply
+	// on a loaded machine comes near it.
+	cfg.LLM.Timeout = 5 * time.Second
 	var out bytes.Buffer
 	res, err := app.Train(context.Background(), cfg, streams(&out))
+	if err, ok := upErr.Load().(error); ok {
+		t.Fatalf("the model server could not come back on its address: %v", err)
+	}
 	if err != nil {
 		t.Fatalf("Train: %v\n%s", err, out.String())
 	}

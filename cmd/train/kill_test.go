@@ -9,9 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/internal/faults"
+	"github.com/samem/trainer/llm/llmtest"
 )
 
 // buildTrain compiles this command once per test.
@@ -51,42 +52,31 @@ func TestKilledRunResumesExactly(t *testing.T) {
 		t.Skip("builds and runs the train command")
 	}
 	bin := buildTrain(t)
-	args := func(run string) []string {
-		return []string{"-run", run, "-workers", "1", "-seed", "5", "-iterations", "3", "-per-type", "25"}
+	// The model is a server in this test, so that the kill lands at a known
+	// point: the server holds the killed run's first call after its first
+	// checkpoint, in the middle of iteration 2, whatever the load of the
+	// machine.
+	args := func(run, url string) []string {
+		return append([]string{"-run", run, "-workers", "1", "-seed", "5", "-iterations", "3", "-per-type", "1", "-max-steps", "8"}, modelArgs(url)...)
 	}
 	whole := t.TempDir()
-	if out, err := exec.Command(bin, args(whole)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, args(whole, llmtest.NewServer(t, faults.SAMemReplies()).URL)...).CombinedOutput(); err != nil {
 		t.Fatalf("uninterrupted run: %v\n%s", err, out)
 	}
 	_, want := latestQTable(t, whole)
 
-	var killed string
-	for attempt := 0; attempt < 5 && killed == ""; attempt++ {
-		run := t.TempDir()
-		cmd := exec.Command(bin, args(run)...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		latest := filepath.Join(run, "samem", checkpoints.Folder, checkpoints.LatestFile)
-		deadline := time.Now().Add(60 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(latest); err == nil {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(20 * time.Millisecond) // into the second iteration
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		b, _ := os.ReadFile(latest)
-		if err != nil && strings.TrimSpace(string(b)) == checkpoints.DirName(0) {
-			killed = run // killed after the first checkpoint, before the second
-		}
+	killed := t.TempDir()
+	h := newHoldServer(t, killed)
+	c := start(t, bin, args(killed, h.URL)...)
+	h.waitHeld(t, c)
+	c.cmd.Process.Signal(syscall.SIGKILL)
+	c.wait(t)
+	latest := filepath.Join(killed, "samem", checkpoints.Folder, checkpoints.LatestFile)
+	if b, _ := os.ReadFile(latest); strings.TrimSpace(string(b)) != checkpoints.DirName(0) {
+		t.Fatalf("killed run's latest checkpoint %q, want %s (the end of iteration 1)", b, checkpoints.DirName(0))
 	}
-	if killed == "" {
-		t.Fatal("could not kill the run between its first and second checkpoints in 5 attempts")
-	}
-	out, err := exec.Command(bin, args(killed)...).CombinedOutput()
+	h.release()
+	out, err := exec.Command(bin, args(killed, h.URL)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("resumed run: %v\n%s", err, out)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -137,23 +136,23 @@ func TestSignalsSaveAndResume(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := filepath.Join(t.TempDir(), "run")
-			args := []string{"-run", run, "-iterations", "12", "-per-type", "1", "-workers", "1", "-max-steps", "10"}
-			cmd := exec.Command(bin, args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			// The model server holds the run at its first call after
+			// the first checkpoint, so the signals reach a run that is
+			// mid-iteration, whatever the load (not one that may have ended,
+			// nor one whose first stop may be over before the second signal).
+			h := newHoldServer(t, run)
+			args := append([]string{"-run", run, "-iterations", "3", "-per-type", "1", "-workers", "1", "-max-steps", "10"}, h.holdArgs()...)
+			c := start(t, bin, args...)
+			h.waitHeld(t, c)
+			c.cmd.Process.Signal(tc.sigs[0])
+			c.waitOutput(t, "finishing running episodes and saving a checkpoint")
+			if len(tc.sigs) > 1 {
+				c.cmd.Process.Signal(tc.sigs[1])
+				c.waitOutput(t, "stopping now")
 			}
-			waitFor(t, "the first checkpoint", 30*time.Second, func() bool {
-				_, err := os.Stat(filepath.Join(run, "samem", "checkpoints", "iter-0000"))
-				return err == nil
-			})
-			for _, s := range tc.sigs {
-				cmd.Process.Signal(s)
-				time.Sleep(2 * time.Millisecond)
-			}
-			err := cmd.Wait()
-			msg := stderr.String()
+			h.release()
+			err := c.wait(t)
+			msg := c.out.String()
 			if code := exitCode(err); code != 130 {
 				t.Fatalf("exit code %d after %v, want 130; stderr:\n%s", code, tc.sigs, msg)
 			}
@@ -167,7 +166,7 @@ func TestSignalsSaveAndResume(t *testing.T) {
 				t.Fatalf("checkpoint after %v: %v", tc.sigs, err)
 			}
 			if strings.Contains(msg, "trained in") {
-				t.Fatalf("the run finished (%s) before the signal arrived; make it longer", dir)
+				t.Fatalf("the run finished (%s) although it was held mid-iteration when the signal came", dir)
 			}
 			out, err := exec.Command(bin, args...).CombinedOutput()
 			if err != nil {

@@ -201,8 +201,8 @@ func TestConcurrentGoroutines(t *testing.T) {
 // waits Timeout and fails with ErrLocked.
 func TestTwoProcessesShare(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared")
-	a := open(t, path, Options{IdleClose: 5 * time.Millisecond, Timeout: 5 * time.Second})
-	b := open(t, path, Options{IdleClose: 5 * time.Millisecond, Timeout: 5 * time.Second})
+	a := open(t, path, Options{IdleClose: 5 * time.Millisecond, Timeout: 30 * time.Second})
+	b := open(t, path, Options{IdleClose: 5 * time.Millisecond, Timeout: 30 * time.Second}) // 30 s: a hang guard; the lock is free 5 ms after A's last use
 	chA := a.Chatter(llmtest.ChatFunc(func(_ context.Context, r llm.Request) (llm.Response, error) {
 		return llm.Response{Text: "from A"}, nil
 	}), "m")

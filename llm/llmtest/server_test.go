@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,7 +177,7 @@ func TestServerFaults(t *testing.T) {
 				t.Errorf("err = nil, want a connection error")
 			}
 		}},
-		{"slow", Fault{Delay: 5 * time.Second}, func(t *testing.T, err error, _ http.Header) {
+		{"slow", Fault{Delay: time.Hour}, func(t *testing.T, err error, _ http.Header) {
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("err = %v, want deadline exceeded", err)
 			}
@@ -184,9 +185,19 @@ func TestServerFaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := NewServer(t, FailFirst(1, tc.fault, Text("fine")))
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			defer cancel()
+			h, ctx := FailFirst(1, tc.fault, Text("fine")), context.Background()
+			if tc.fault.Delay > 0 {
+				// The caller's deadline passes once the server holds the
+				// request, not at a wall-clock instant that a loaded
+				// machine could also reach before a fault of another
+				// kind is served.
+				stall := NewStall()
+				h = sequenceOf(stall.Handler, Text("fine"))
+				var cancel context.CancelFunc
+				ctx, cancel = stall.Context(ctx)
+				defer cancel()
+			}
+			srv := NewServer(t, h)
 			resp, err := client(srv, "k").CreateChatCompletion(ctx, chatReq("s", "u"))
 			tc.check(t, err, resp.Header())
 			// The next call succeeds: the fault was injected once.
@@ -288,4 +299,15 @@ func ExampleRoutes() {
 	r := h(Call{Chat: &ChatRequest{Messages: []llm.Message{{Role: "system", Content: "Summarize."}}}})
 	fmt.Println(r.Text)
 	// Output: the door is open
+}
+
+// sequenceOf answers the first call with first, the others with then.
+func sequenceOf(first, then Handler) Handler {
+	var n atomic.Int64
+	return func(c Call) Reply {
+		if n.Add(1) == 1 {
+			return first(c)
+		}
+		return then(c)
+	}
 }

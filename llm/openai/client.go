@@ -138,6 +138,10 @@ type Client struct {
 	embed *pool
 	sem   chan struct{}
 	randM sync.Mutex
+	// withTimeout gives each attempt its deadline (context.WithTimeout;
+	// tests of this package replace it so that an attempt's deadline passes
+	// at an event instead of a wall-clock instant).
+	withTimeout func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 }
 
 var (
@@ -206,7 +210,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	c := &Client{cfg: cfg, key: redactor(cfg.APIKey), sem: make(chan struct{}, cfg.MaxConcurrent)}
+	c := &Client{cfg: cfg, key: redactor(cfg.APIKey), sem: make(chan struct{}, cfg.MaxConcurrent), withTimeout: context.WithTimeout}
 	var err error
 	if c.chat, err = c.newPool(cfg.ChatBaseURLs, !cfg.NoTemperature); err != nil {
 		return nil, fmt.Errorf("chat base URL: %w", err)
@@ -408,7 +412,7 @@ func (c *Client) do(ctx context.Context, op, purpose, model string, p *pool, att
 		m := p.pick(last, c.cfg.Now())
 		last = m
 		llm.MetersFor(ctx, c.cfg.Meter).Request(purpose, model)
-		actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+		actx, cancel := c.withTimeout(ctx, c.cfg.Timeout)
 		hdr, err := attempt(actx, m)
 		f := failure{}
 		if err != nil {

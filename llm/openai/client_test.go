@@ -48,7 +48,7 @@ func newClient(t *testing.T, urls []string, mod func(*Config)) (*Client, *sleeps
 		ChatBaseURLs: urls,
 		EmbedModel:   "embed-model",
 		EmbedDim:     8,
-		Timeout:      2 * time.Second,
+		Timeout:      30 * time.Second, // a hang guard: no test here waits for it
 		Retries:      3,
 		Meter:        meter,
 		Sleep:        sl.sleep,
@@ -148,7 +148,7 @@ func TestChatFaults(t *testing.T) {
 	tests := []struct {
 		name      string
 		h         llmtest.Handler
-		timeout   time.Duration
+		stall     bool // llmtest.Stall decides when an attempt's deadline passes
 		wantReqs  int
 		wantKind  error // nil: success
 		wantCode  int
@@ -180,10 +180,8 @@ func TestChatFaults(t *testing.T) {
 			wantReqs: 1, wantKind: ErrNotAPI},
 		{name: "hangup", h: llmtest.Always(llmtest.Fault{Hangup: true}),
 			wantReqs: 4, wantKind: ErrConnection},
-		{name: "slower than the deadline", h: llmtest.Always(llmtest.Fault{Delay: 3 * time.Second}), timeout: 50 * time.Millisecond,
-			wantReqs: 4, wantKind: ErrTimeout},
-		{name: "slow once", h: llmtest.FailFirst(1, llmtest.Fault{Delay: 3 * time.Second}, llmtest.Text("ok")), timeout: 50 * time.Millisecond,
-			wantReqs: 2},
+		{name: "slower than the deadline", stall: true, wantReqs: 4, wantKind: ErrTimeout},
+		{name: "slow once", stall: true, wantReqs: 2},
 		{name: "401", h: llmtest.RequireKey("another key", llmtest.Text("ok")),
 			wantReqs: 1, wantKind: ErrAuth, wantCode: 401, wantMsg: "Incorrect API key"},
 		{name: "403", h: llmtest.Always(llmtest.Fault{Status: 403}),
@@ -198,12 +196,29 @@ func TestChatFaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := llmtest.NewServer(t, tc.h)
-			c, sl, meter := newClient(t, []string{srv.URL}, func(cfg *Config) {
-				if tc.timeout > 0 {
-					cfg.Timeout = tc.timeout
+			h := tc.h
+			// A stalled attempt's deadline passes when the server holds it,
+			// not at a wall-clock instant (llmtest.Stall).
+			stall := llmtest.NewStall()
+			if tc.stall {
+				h = stall.Handler
+				if tc.wantKind == nil { // slow once, then an answer
+					var stalls atomic.Int64
+					h = func(c llmtest.Call) llmtest.Reply {
+						if stalls.Add(1) == 1 {
+							return stall.Handler(c)
+						}
+						return llmtest.Reply{Text: "ok"}
+					}
 				}
-			})
+			}
+			srv := llmtest.NewServer(t, h)
+			c, sl, meter := newClient(t, []string{srv.URL}, nil)
+			if tc.stall {
+				c.withTimeout = func(parent context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+					return stall.Context(parent)
+				}
+			}
 			resp, err := c.Chat(context.Background(), req("think"))
 			if got := srv.Requests(); got != tc.wantReqs {
 				t.Errorf("requests = %d, want %d", got, tc.wantReqs)
@@ -376,7 +391,12 @@ func TestLeastLoaded(t *testing.T) {
 }
 
 func TestMaxConcurrent(t *testing.T) {
+	// Each request is held until two are in flight at once (or, as a hang
+	// guard whose expiry fails the test, 30 s), so the peak is 2 whatever
+	// the scheduling, and more than 2 only if the client lets more through.
 	var cur, peak atomic.Int64
+	two := make(chan struct{})
+	var twoOnce sync.Once
 	srv := llmtest.NewServer(t, func(llmtest.Call) llmtest.Reply {
 		n := cur.Add(1)
 		for {
@@ -385,7 +405,14 @@ func TestMaxConcurrent(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		if n >= 2 {
+			twoOnce.Do(func() { close(two) })
+		}
+		select {
+		case <-two:
+		case <-time.After(30 * time.Second):
+			t.Errorf("a request waited 30 s for a second one in flight: the client sends one at a time")
+		}
 		cur.Add(-1)
 		return llmtest.Reply{Text: "ok"}
 	})
