@@ -345,6 +345,9 @@ func (c *Config) Validate() error {
 	if s := c.SAMem.Schedule; s != "" && s != samem.ScheduleStep && s != samem.ScheduleEpisode {
 		return bad("schedule", "%q: want %s or %s", s, samem.ScheduleEpisode, samem.ScheduleStep)
 	}
+	if m := c.SAMem.TieMargin; !(m >= 0 && m < 1) {
+		return bad("tie-margin", "%v: want a fraction in [0, 1)", m)
+	}
 	return nil
 }
 

@@ -257,6 +257,34 @@ func (t *Table) Best(s int64) (th int64, q float64, ok bool) {
 	return b.th, b.q, true
 }
 
+// BestWithin is Best with near-ties: of the entries of state s whose Q is
+// at least best - margin*|best| (best the highest Q of the row), the most
+// visited one, then the higher Q, then the smaller thought id. margin 0 is
+// Best. It returns the chosen entry's own Q. Seed 002 (Eq. 6, Sec. 3.3)
+// takes a plain argmax; this is the evaluation option samem.Config.TieMargin
+// (issue 15: in a state cluster that aliases many situations, thoughts
+// 0.0007 apart at Q 0.24 are equal within the noise of a constant learning
+// rate, and the rarely tried one won). A negative or NaN margin is 0.
+func (t *Table) BestWithin(s int64, margin float64) (th int64, q float64, ok bool) {
+	th, q, ok = t.Best(s)
+	if !ok || !(margin > 0) {
+		return th, q, ok
+	}
+	floor := q - margin*math.Abs(q)
+	r := t.rows[s]
+	var w *cell
+	for i := range r.cells {
+		c := &r.cells[i]
+		if c.q < floor {
+			continue
+		}
+		if w == nil || c.visits > w.visits || (c.visits == w.visits && better(c, w)) {
+			w = c
+		}
+	}
+	return w.th, w.q, true
+}
+
 // Lowest returns the lowest-valued thought of state s among its entries
 // with non-zero q: the candidate the forgetting mechanism checks (seed 002
 // Sec. 3.2). Ties are broken in exactly the reverse order of Best: fewer

@@ -498,3 +498,52 @@ func TestStateIDs(t *testing.T) {
 		t.Errorf("StateIDs() = %v, want %v", got, want)
 	}
 }
+
+// TestBestWithin: the issue 15 near-tie (state 5 of world 8 seed 5,
+// per-type 20: "Search" 0.2411 with 586 visits above "Open" 0.2404 with
+// 4365) and the cases around it, in every insertion order.
+func TestBestWithin(t *testing.T) {
+	row := []Entry{{5, 0, 0.2411, 586, 0}, {5, 4, 0.2408, 574, 0}, {5, 5, 0.2404, 4365, 0}, {5, 3, 0.2000, 9000, 0}}
+	tests := []struct {
+		name    string
+		entries []Entry
+		margin  float64
+		best    int64
+		q       float64
+	}{
+		{"margin 0 is Best", row, 0, 0, 0.2411},
+		{"negative margin is Best", row, -1, 0, 0.2411},
+		{"NaN margin is Best", row, math.NaN(), 0, 0.2411},
+		{"0.1% keeps the argmax", row, 0.001, 0, 0.2411},
+		{"2%: most visited of the near-tied", row, 0.02, 5, 0.2404},
+		{"20%: a far lower but more visited thought joins", row, 0.2, 3, 0.2},
+		{"equal visits: higher q", []Entry{{5, 1, 0.5, 3, 0}, {5, 2, 0.495, 3, 0}}, 0.05, 1, 0.5},
+		{"equal visits and q: smaller id", []Entry{{5, 8, 0.5, 3, 0}, {5, 2, 0.5, 3, 0}}, 0.05, 2, 0.5},
+		{"negative best: the floor is below it", []Entry{{5, 1, -0.100, 1, 0}, {5, 2, -0.101, 9, 0}, {5, 3, -0.2, 99, 0}}, 0.05, 2, -0.101},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, perm := range permutations(len(tt.entries)) {
+				es := make([]Entry, len(perm))
+				for i, p := range perm {
+					es[i] = tt.entries[p]
+				}
+				tb, err := FromEntries(DefaultParams(), es)
+				if err != nil {
+					t.Fatal(err)
+				}
+				th, q, ok := tb.BestWithin(5, tt.margin)
+				if !ok || th != tt.best || q != tt.q {
+					t.Errorf("order %v: BestWithin(5, %v) = %d, %v, %v; want %d, %v", perm, tt.margin, th, q, ok, tt.best, tt.q)
+				}
+			}
+		})
+	}
+	tb, err := New(DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := tb.BestWithin(5, 0.02); ok {
+		t.Error("BestWithin of a state without entries: ok")
+	}
+}

@@ -105,3 +105,65 @@ func TestRetryZero(t *testing.T) {
 		t.Errorf("unknown state: retry %q, want none", got)
 	}
 }
+
+// TestTieMargin: with a tie margin, evaluation follows the most visited of
+// the thoughts within the margin of the best; training keeps the plain
+// argmax of Eq. 6; the default (0) is the plain argmax in both; a margin
+// outside [0, 1) is refused.
+func TestTieMargin(t *testing.T) {
+	setup := func(margin float64) *Method {
+		m := newTest(t, Config{TieMargin: margin})
+		ctx := context.Background()
+		ids := map[string]int64{}
+		for _, text := range []string{"search", "open"} {
+			v, err := m.embed(ctx, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ids[text], err = m.thoughts.Assign(v, text); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ids["search"] == ids["open"] {
+			t.Fatalf("thought clusters %v", ids)
+		}
+		// The near-tie of issue 15: "search" slightly higher, "open" far
+		// better tested.
+		err := m.table.Set(1, ids["search"], 0.2411)
+		if err == nil {
+			err = m.table.Set(1, ids["open"], 0.2404)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			if _, err := m.table.Update(1, ids["open"], 0, 1, true, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.table.Set(1, ids["open"], 0.2404); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m
+	}
+	for _, tt := range []struct {
+		margin      float64
+		train, eval string
+	}{
+		{0, "search", "search"},
+		{0.02, "search", "open"},
+	} {
+		m := setup(tt.margin)
+		if got := m.guide(1, nil, true, agent.Train); got != tt.train {
+			t.Errorf("margin %v, training: guide %q, want %q", tt.margin, got, tt.train)
+		}
+		if got := m.guide(1, nil, true, agent.Eval); got != tt.eval {
+			t.Errorf("margin %v, evaluation: guide %q, want %q", tt.margin, got, tt.eval)
+		}
+	}
+	for _, bad := range []float64{-0.1, 1, math.NaN()} {
+		if _, err := New(Config{TieMargin: bad}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)}); err == nil {
+			t.Errorf("tie margin %v was accepted", bad)
+		}
+	}
+}

@@ -143,7 +143,11 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 		th, ok = m.mostSimilar(s, vec)
 	} else {
 		var q float64
-		th, q, ok = m.table.Best(s)
+		margin := 0.0
+		if mode == agent.Eval {
+			margin = m.cfg.TieMargin
+		}
+		th, q, ok = m.table.BestWithin(s, margin)
 		ok = ok && q > 0
 	}
 	if !ok {

@@ -78,6 +78,13 @@ type Config struct {
 	// 0 in a state that has a positive thought (episode.go, retryZero).
 	// Off by default (README, "SAMem sweep", has the measurement).
 	RetryZero bool `json:"retry_zero,omitempty"`
+	// TieMargin makes evaluation's argmax (Sec. 3.3) treat as tied the
+	// thoughts of the matched state whose Q is within this fraction of the
+	// best, and follow the most visited of them (qlearn.Table.BestWithin).
+	// 0 (default) is the paper's plain argmax (ties by visits, then id).
+	// Training is unchanged. Not in seed 002; README, "SAMem sweep", has
+	// the measurement.
+	TieMargin float64 `json:"tie_margin,omitempty"`
 	// TaskProgress is read by the app for the offline summariser
 	// (summarize.Offline.TaskProgress): the task's progress is part of the
 	// household state. SAMem itself does not use it.
@@ -151,6 +158,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: beta %v is negative", ErrConfig, c.Beta)
 	case c.Schedule != ScheduleStep && c.Schedule != ScheduleEpisode:
 		return fmt.Errorf("%w: schedule %q: want %q or %q", ErrConfig, c.Schedule, ScheduleStep, ScheduleEpisode)
+	case !(c.TieMargin >= 0 && c.TieMargin < 1):
+		return fmt.Errorf("%w: tie margin %v is not in [0, 1)", ErrConfig, c.TieMargin)
 	case c.MinThoughts < 1:
 		return fmt.Errorf("%w: min thoughts %d < 1", ErrConfig, c.MinThoughts)
 	}

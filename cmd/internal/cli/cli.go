@@ -67,6 +67,7 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.StringVar(&cfg.SAMem.Schedule, "schedule", cfg.SAMem.Schedule, "samem: what t and T of the epsilon schedule (Eq. 7) count: step (default; Algorithm 1: t the training steps so far, T the episodes times the step limit) or episode (t the episode, T the episodes)")
 	fs.BoolVar(&cfg.SAMem.ForgetDropZero, "forget-drop-zero", cfg.SAMem.ForgetDropZero, "samem: after forgetting, also remove every all-zero state row and thought column (a clean-up beyond seed 002 Sec. 3.2)")
 	fs.BoolVar(&cfg.SAMem.RetryZero, "retry-zero", cfg.SAMem.RetryZero, "samem: exploring steps retry, half of the time, a tried thought whose Q is still 0 in a state with a positive thought")
+	fs.Float64Var(&cfg.SAMem.TieMargin, "tie-margin", cfg.SAMem.TieMargin, "samem, evaluation: thoughts whose Q is within this fraction of the state's best are tied and the most visited is followed (0: plain argmax, seed 002 Sec. 3.3)")
 	fs.BoolVar(&cfg.SAMem.TaskProgress, "task-progress", cfg.SAMem.TaskProgress, "samem, offline summariser: the task's progress is part of the state (one of two objects delivered)")
 	fs.StringVar(&cfg.Ablation, "ablation", cfg.Ablation, "samem ablation of seed 002 Table 2: no-q (retrieve thoughts by similarity only), no-situation (raw observation, no clustering), no-decay (always explore in training)")
 	return l
