@@ -119,7 +119,13 @@
 //
 // On the TextWorld games zvm ran 88 to 128 million instructions per
 // CPU-second (7.8 to 11.4 ns each, the accelerated routines' instructions
-// counted as run), 1.4 to 1.65 times dfrotz's engine. Before the cache
+// counted as run), 1.4 to 1.65 times dfrotz's engine. On a quiet machine
+// (load average 0.8, 2026-11-24 02:51, `go run ./cmd/bench -only zmachine`)
+// the same rows gave hunt 3,904, clean_3x3_default 988, cook 1,124,
+// cook_1_1_cut 2,318, cook_1_9 1,813 and zork1 106,663 zvm steps per
+// CPU-second against dfrotz's 1,747, 537, 691, 1,162, 904 and 23,717: 134 to
+// 188 million instructions per CPU-second (5.3 to 7.5 ns each), 1.6 to 2.2
+// times dfrotz's engine. Before the cache
 // and the accelerated routines (step decoding every instruction), cook's
 // walkthrough ran 462 to 588 steps per CPU-second (55 to 70 million
 // instructions, 14 to 18 ns each) against 696 to 968 after (83 to 116
