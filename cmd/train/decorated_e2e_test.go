@@ -77,6 +77,36 @@ func readUsage(t *testing.T, path string) app.Account {
 	return a
 }
 
+// checkTrainUsage: the training account counts every request the server
+// saw (served), and the injected faults were retried, none left failed.
+func checkTrainUsage(t *testing.T, tr app.Account, served int) {
+	t.Helper()
+	t.Logf("train: server saw %d requests; account: %d requests, %d answered, %d retries, %d failures", served, tr.Run.Total.Requests, tr.Run.Total.Calls, tr.Run.Total.Retries, tr.Run.Total.Errors)
+	if got := tr.Run.Total.Requests; got != int64(served) {
+		t.Errorf("train usage: %d requests, the server saw %d", got, served)
+	}
+	if tr.Run.Total.Retries == 0 || tr.Run.Total.Errors != 0 {
+		t.Errorf("train usage: %d retries %d failures; want the injected faults retried", tr.Run.Total.Retries, tr.Run.Total.Errors)
+	}
+}
+
+// checkEvalUsage: the evaluation account counts every request the server
+// saw during it (served), and its methods' requests add up to the run's.
+func checkEvalUsage(t *testing.T, ev app.Account, served int) {
+	t.Helper()
+	t.Logf("eval: server saw %d requests; account: %d requests, %d retries", served, ev.Run.Total.Requests, ev.Run.Total.Retries)
+	if got := ev.Run.Total.Requests; got != int64(served) {
+		t.Errorf("eval usage: %d requests, the server saw %d", got, served)
+	}
+	var sum int64
+	for _, m := range ev.Methods {
+		sum += m.Total.Requests
+	}
+	if sum != ev.Run.Total.Requests {
+		t.Errorf("eval: the methods' requests add up to %d, the run's are %d", sum, ev.Run.Total.Requests)
+	}
+}
+
 // TestDecoratedRepliesEndToEnd (issue 19): train and eval through the
 // built commands and llm/openai against a local server that answers in the
 // decorated shapes real chat models produce and fails at a set rate. The
@@ -95,13 +125,7 @@ func TestDecoratedRepliesEndToEnd(t *testing.T) {
 		t.Fatalf("train: %v\n%s", err, out)
 	}
 	tr := readUsage(t, filepath.Join(run, app.TrainUsageFile))
-	t.Logf("train: server saw %d requests; account: %d requests, %d answered, %d retries, %d failures", srv.Requests(), tr.Run.Total.Requests, tr.Run.Total.Calls, tr.Run.Total.Retries, tr.Run.Total.Errors)
-	if got := tr.Run.Total.Requests; got != int64(srv.Requests()) {
-		t.Errorf("train usage: %d requests, the server saw %d", got, srv.Requests())
-	}
-	if tr.Run.Total.Retries == 0 || tr.Run.Total.Errors != 0 {
-		t.Errorf("train usage: %d retries %d failures; want the injected faults retried", tr.Run.Total.Retries, tr.Run.Total.Errors)
-	}
+	checkTrainUsage(t, tr, srv.Requests())
 	checkRoles(t, "train", tr)
 
 	// No decoration became memory.
@@ -130,16 +154,7 @@ func TestDecoratedRepliesEndToEnd(t *testing.T) {
 	// the setting that differs from training's config.json.
 	evalDir := filepath.Join(run, "eval", app.EvalName("valid_unseen", []string{"tasks=3"}))
 	ev := readUsage(t, filepath.Join(evalDir, app.EvalUsageFile))
-	if got := ev.Run.Total.Requests; got != int64(srv.Requests()-before) {
-		t.Errorf("eval usage: %d requests, the server saw %d", got, srv.Requests()-before)
-	}
-	var sum int64
-	for _, m := range ev.Methods {
-		sum += m.Total.Requests
-	}
-	if sum != ev.Run.Total.Requests {
-		t.Errorf("eval: the methods' requests add up to %d, the run's are %d", sum, ev.Run.Total.Requests)
-	}
+	checkEvalUsage(t, ev, srv.Requests()-before)
 	checkRoles(t, "eval", ev)
 
 	// The model goes away (404: a wrong path): every episode errors; eval
