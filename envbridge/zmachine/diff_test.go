@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/samem/trainer/envbridge"
 )
 
 // maxDropped bounds the words of one turn that the in-process transcript
@@ -24,20 +22,7 @@ func TestDifferentialDfrotz(t *testing.T) {
 	for _, c := range walkCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			noChildrenLeft(t)
-			s, err := NewSuite(ctxT(t), Config{MaxSteps: 1000}, c.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts, _ := s.Tasks(envbridge.SplitTrain)
-			env, err := s.OpenEnv(ctxT(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer env.Close()
-			obs, err := env.Reset(ctxT(t), ts[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, env, obs := openWalk(t, c)
 			g := s.games[0]
 			dir := t.TempDir()
 			argv := []string{mustInterp(t), "-m", "-p", "-q", "-Z", "0", "-R", dir,

@@ -78,30 +78,41 @@ func walkCases(t testing.TB) []walkCase {
 	return out
 }
 
+// openWalk opens c's game as the trainer does (a step limit no walkthrough
+// reaches) and resets its first task; the env closes with the test.
+func openWalk(t *testing.T, c walkCase) (*Suite, *Env, envbridge.Observation) {
+	t.Helper()
+	s, err := NewSuite(ctxT(t), Config{MaxSteps: 1000}, c.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := s.Tasks(envbridge.SplitTrain)
+	env, err := s.OpenEnv(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	obs, err := env.Reset(ctxT(t), ts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, env, obs
+}
+
 // TestWalkthroughs plays every walkthrough through the trainer's driver,
 // in-process: each ends Done and won on its last command, at its score, with
 // rewards that sum to it.
 func TestWalkthroughs(t *testing.T) {
 	for _, c := range walkCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := NewSuite(ctxT(t), Config{MaxSteps: 1000}, c.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts, _ := s.Tasks(envbridge.SplitTrain)
-			env, err := s.OpenEnv(ctxT(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer env.Close()
-			obs, err := env.Reset(ctxT(t), ts[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, env, obs := openWalk(t, c)
 			if strings.TrimSpace(obs.Text) == "" {
 				t.Fatal("empty opening")
 			}
-			var res envbridge.StepResult
+			var (
+				res envbridge.StepResult
+				err error
+			)
 			// Some games score at their opening (detective: 10 points).
 			sum := env.score
 			// A walkthrough recorded on an interpreter that feeds the next
