@@ -26,18 +26,57 @@ type result struct {
 // opened from suite. A worker whose environment fails (an error from Reset or
 // Step: a dead interpreter, a broken connection) closes it and opens a fresh
 // one for its next job, so a crash costs one episode. Jobs are taken in
-// order; with one worker they run in order. Once stop is closed no new job
-// starts; onDone is called, from one goroutine at a time, for each finished
-// job. It returns the results of the jobs that ran, in finishing order.
-func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []job, workers int, stop <-chan struct{}, onDone func(result)) []result {
+// order; with one worker they run in order. onDone is called, from one
+// goroutine at a time, for each finished job. It returns the results of the
+// jobs that ran, in finishing order.
+//
+// Once one of stops (nil ones are ignored) is closed no new job starts: a
+// worker checks them before it starts each job, so a stop closed by onDone
+// (a progress callback that interrupts, a method failure that halts) is seen
+// by the next job of that worker for certain. Waiting for the channel alone
+// would not do: a select with both a job to hand out and a closed stop ready
+// picks either at random, so a stopped run could go on starting episodes
+// (issue 15: TestEvalWarnsMidIteration saw a whole iteration finish after
+// its stop, once in 20 runs).
+func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []job, workers int, onDone func(result), stops ...<-chan struct{}) []result {
 	workers = max(1, min(workers, len(jobs)))
+	stopped := func() bool {
+		for _, c := range stops {
+			select {
+			case <-c: // a nil channel is never ready
+				return true
+			default:
+			}
+		}
+		return false
+	}
+	anyStop := make(chan struct{})
+	defer close(anyStop) // ends the watchers below
+	var done <-chan struct{} = anyStop
+	if len(stops) > 0 {
+		merged := make(chan struct{})
+		var once sync.Once
+		for _, c := range stops {
+			if c == nil {
+				continue
+			}
+			go func() {
+				select {
+				case <-c:
+					once.Do(func() { close(merged) })
+				case <-anyStop:
+				}
+			}()
+		}
+		done = merged
+	}
 	next := make(chan job)
 	go func() {
 		defer close(next)
 		for _, j := range jobs {
 			select {
 			case next <- j:
-			case <-stop:
+			case <-done:
 				return
 			case <-ctx.Done():
 				return
@@ -66,6 +105,9 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 				}
 			}()
 			for j := range next {
+				if stopped() {
+					continue // drain: the dispatcher stops handing out jobs soon
+				}
 				if env == nil {
 					var err error
 					if env, err = suite.Open(ctx); err != nil {

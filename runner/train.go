@@ -195,16 +195,13 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		// episode failing. Environment errors cost one episode only.
 		halt := make(chan struct{})
 		var fatal error
-		results := playAll(ctx, cfg.Suite, cfg.Method, jobs, cfg.Workers, either(stop, halt), func(r result) {
+		results := playAll(ctx, cfg.Suite, cfg.Method, jobs, cfg.Workers, func(r result) {
 			prog.Done(r.episode)
 			if r.err != nil && !isEnvError(r.err) && ctx.Err() == nil && fatal == nil {
 				fatal = fmt.Errorf("episode %d (%s): %w", r.index, r.episode.Task.ID, r.err)
 				close(halt)
 			}
-		})
-		if fatal == nil {
-			close(halt) // ends either's goroutine
-		}
+		}, stop, halt)
 		// An episode cut short (by a method failure or a cancellation) may
 		// have written part of its effects into the method's memory; it is
 		// replayed on resume, so a checkpoint now would count those effects
@@ -294,19 +291,6 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 	}
 	res.History = st.History
 	return res, nil
-}
-
-// either returns a channel closed once a or b is closed (a may be nil).
-func either(a, b <-chan struct{}) <-chan struct{} {
-	out := make(chan struct{})
-	go func() {
-		select {
-		case <-a:
-		case <-b:
-		}
-		close(out)
-	}()
-	return out
 }
 
 func epsilonOf(m agent.Method, jobs []job) float64 {
