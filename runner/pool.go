@@ -50,34 +50,17 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 		}
 		return false
 	}
-	anyStop := make(chan struct{})
-	defer close(anyStop) // ends the watchers below
-	var done <-chan struct{} = anyStop
-	if len(stops) > 0 {
-		merged := make(chan struct{})
-		var once sync.Once
-		for _, c := range stops {
-			if c == nil {
-				continue
-			}
-			go func() {
-				select {
-				case <-c:
-					once.Do(func() { close(merged) })
-				case <-anyStop:
-				}
-			}()
-		}
-		done = merged
-	}
+	// The hand-out stops at a stop it sees; a job already waiting to be
+	// handed out when the stop closes is skipped by the worker that takes it.
 	next := make(chan job)
 	go func() {
 		defer close(next)
 		for _, j := range jobs {
+			if stopped() {
+				return
+			}
 			select {
 			case next <- j:
-			case <-done:
-				return
 			case <-ctx.Done():
 				return
 			}
@@ -106,7 +89,7 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 			}()
 			for j := range next {
 				if stopped() {
-					continue // drain: the dispatcher stops handing out jobs soon
+					continue // drain: the hand-out stops at its next job
 				}
 				if env == nil {
 					var err error
