@@ -6,26 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/samem/trainer/envbridge"
 )
 
 // openGame opens a game of ../shared/games in-process and resets it.
 func openGame(t *testing.T, rel string) *Env {
 	t.Helper()
-	s, err := NewSuite(ctxT(t), Config{MaxSteps: 100}, filepath.Join(gamesDir(t), rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, _ := s.Tasks(envbridge.SplitTrain)
-	env, err := s.OpenEnv(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Close() })
-	if _, err := env.Reset(ctxT(t), ts[0]); err != nil {
-		t.Fatal(err)
-	}
+	_, env, _ := openFirst(t, filepath.Join(gamesDir(t), rel), 100)
 	return env
 }
 

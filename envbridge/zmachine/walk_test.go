@@ -82,7 +82,14 @@ func walkCases(t testing.TB) []walkCase {
 // reaches) and resets its first task; the env closes with the test.
 func openWalk(t *testing.T, c walkCase) (*Suite, *Env, envbridge.Observation) {
 	t.Helper()
-	s, err := NewSuite(ctxT(t), Config{MaxSteps: 1000}, c.file)
+	return openFirst(t, c.file, 1000)
+}
+
+// openFirst opens the story file at path in-process with the given step
+// limit and resets its first task; the env closes with the test.
+func openFirst(t *testing.T, path string, maxSteps int) (*Suite, *Env, envbridge.Observation) {
+	t.Helper()
+	s, err := NewSuite(ctxT(t), Config{MaxSteps: maxSteps}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
