@@ -46,6 +46,7 @@ func (b *Backend) Close() error {
 // -embed local) are installed on first use and started here, with their
 // progress written to log; Close stops them.
 func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err error) {
+	cfg = cfg.Resolved()
 	prices, err := llm.ParsePrices(cfg.LLM.Prices)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -prices: %v", ErrConfig, err)
@@ -100,13 +101,13 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		return remote, err
 	}
 	switch cfg.LLM.Backend {
-	case "openai":
+	case BackendOpenAI:
 		c, err := openaiClient()
 		if err != nil {
 			return nil, err
 		}
 		chat = c
-	case "local":
+	case BackendLocal:
 		url, err := startLocal(local.Chat)
 		if err != nil {
 			return nil, err
@@ -124,15 +125,15 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		chat = c
 	}
 	switch cfg.LLM.EmbedBackend() {
-	case "offline":
+	case BackendOffline:
 		emb = offline.New(cfg.LLM.EmbedDim)
-	case "openai":
+	case BackendOpenAI:
 		c, err := openaiClient()
 		if err != nil {
 			return nil, err
 		}
 		emb = c
-	case "local":
+	case BackendLocal:
 		url, err := startLocal(local.Embed)
 		if err != nil {
 			return nil, err
@@ -147,7 +148,7 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		emb = c
 	}
 	_, offlineEmb := emb.(*offline.Embedder)
-	if path := cfg.CachePath(); path != "" && (cfg.LLM.Backend != "offline" || !offlineEmb) {
+	if path := cfg.CachePath(); path != "" && (cfg.LLM.Backend != BackendOffline || !offlineEmb) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("response cache: %w", err)
 		}
@@ -161,7 +162,7 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		// With a nil next (replay), a request that was never recorded
 		// fails with cache.ErrMiss instead of reaching a server. Offline
 		// roles stay offline (no chat model).
-		if cfg.LLM.Backend != "offline" {
+		if cfg.LLM.Backend != BackendOffline {
 			chat = c.Chatter(chat, cfg.LLM.ChatModel)
 		}
 		switch {

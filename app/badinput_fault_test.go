@@ -49,7 +49,9 @@ func TestBadConfigurationRefused(t *testing.T) {
 		{"replay without cache", func(c *app.Config) {
 			c.LLM.Backend, c.LLM.ChatModel, c.LLM.EmbedModel, c.LLM.Cache = "replay", "m", "e", "off"
 		}, "-cache: -llm replay answers from the cache; it cannot be off"},
-		{"embed-dim", func(c *app.Config) { c.LLM.EmbedDim = 0 }, "-embed-dim: 0: need at least 1"},
+		{"embed-dim", func(c *app.Config) { c.LLM.EmbedDim = -1 }, "-embed-dim: -1: must not be negative"},
+		{"temperature", func(c *app.Config) { c.LLM.Temperature = 2.5 }, "-temperature: 2.5: want 0 to 2"},
+		{"task order", func(c *app.Config) { c.TaskOrder = "random" }, `-task-order: "random": want shuffled or suite`},
 		{"ablation", func(c *app.Config) { c.Ablation = "no-brain" }, `-ablation: unknown ablation "no-brain"`},
 		{"threshold", func(c *app.Config) { c.SAMem.Threshold = 1.5 }, "-threshold: 1.5: want a cosine similarity in [0, 1]"},
 		{"thought-threshold", func(c *app.Config) { c.SAMem.ThoughtThreshold = -0.1 }, "-thought-threshold: -0.1"},

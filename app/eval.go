@@ -139,6 +139,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.Resolved()
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)

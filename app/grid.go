@@ -80,7 +80,7 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 			return nil, fmt.Errorf("%w: -per-types: %d: want a count >= 0 (0: every training task)", ErrConfig, p)
 		}
 	}
-	if g.Base.Env.Kind != "" && g.Base.Env.Kind != "household" {
+	if g.Base.Env.Kind != "" && g.Base.Env.Kind != EnvHousehold {
 		return nil, fmt.Errorf("%w: -env %s: a grid sweeps household world seeds", ErrConfig, g.Base.Env.Kind)
 	}
 	methods := g.GridMethods()
@@ -89,7 +89,7 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 		for _, w := range g.WorldSeeds {
 			for _, s := range g.Seeds {
 				cfg := g.Base
-				cfg.Env.Kind = "household"
+				cfg.Env.Kind = EnvHousehold
 				cfg.Env.WorldSeed, cfg.Seed, cfg.PerType = w, s, p
 				cfg.Run = GridRun(g.Base.Run, w, s, p)
 				cfg.Methods = methods

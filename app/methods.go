@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -40,55 +41,47 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(clinConfig(cfg), clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(cfg.CLIN, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: cfg.AriGraph.NoEpisodic}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return arigraph.New(cfg.AriGraph, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
 	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return memstream.New(memstream.Config{}, memstream.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return memstream.New(cfg.MemStream, memstream.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.
 	"kgplan": {styles: []envbridge.Style{envbridge.StyleHousehold}, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		kc := kgplan.Config{NoLifelong: cfg.KGPlan.NoLifelong}
-		pl, err := NewPlanner(cfg.KGPlan.Planner)
-		if err != nil {
-			return nil, fmt.Errorf("%w: -planner: %v", ErrConfig, err)
-		}
-		if pl != nil {
-			kc.Planner = pl
-		}
-		if cfg.Env.Kind == "household" {
+		kc := cfg.KGPlan
+		if cfg.Env.Kind == EnvHousehold {
 			// Where objects are likely to be is public knowledge of the
 			// game (ALFWORLD-FACTS.md) that a language model brings; the
 			// offline planner gets it as a search order.
 			kc.CanHold = household.CanHold
 		}
-		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
+		m, err := kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
+		if errors.Is(err, kgplan.ErrConfig) {
+			return nil, &SettingError{Flag: "planner", Reason: err.Error()}
+		}
+		return m, err
 	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
 	baseline.FullHistoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewFullHistory(baseline.FullHistoryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewFullHistory(cfg.FullHistory, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	baseline.SummaryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewSummary(cfg.Summary, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	baseline.ReflexionName: {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewReflexion(baseline.ReflexionConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewReflexion(cfg.Reflexion, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
 	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
-}
-
-// clinConfig is CLIN's configuration from the run's settings.
-func clinConfig(cfg Config) clin.Config {
-	return clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial, SelectByEmbedding: cfg.CLIN.SelectByEmbedding}
 }
 
 // MethodNames lists the registered methods, sorted; baselines only when asked.
@@ -143,9 +136,14 @@ func styleList(st []envbridge.Style) string {
 // IsBaseline reports whether a method learns nothing (no training, no checkpoint).
 func IsBaseline(name string) bool { return registry[name].baseline }
 
-// NewMethod builds a registered method on the backend.
+// NewMethod builds a registered method on the backend, from the resolved
+// configuration (every method gets its own Config, -temperature included).
 func NewMethod(name string, cfg Config, b *Backend) (agent.Method, error) {
-	return registry[name].build(cfg, b)
+	e, ok := registry[name]
+	if !ok {
+		return nil, &SettingError{Flag: "method", Reason: fmt.Sprintf("unknown method %q", name)}
+	}
+	return e.build(cfg.Resolved(), b)
 }
 
 func summarizer(cfg Config, b *Backend) summarize.Summarizer {
@@ -163,10 +161,7 @@ func thinker(cfg Config, b *Backend) thought.Thinker {
 	if b.Offline() {
 		return thought.Offline{}
 	}
-	t := thought.NewLLM(b.Chat, b.Embedder)
-	t.Temperature = cfg.LLM.Temperature
-	t.OneCall = cfg.Thinker.OneCall
-	return t
+	return thought.NewLLMWith(b.Chat, b.Embedder, cfg.Thinker)
 }
 
 func checker(b *Backend) forget.Checker {

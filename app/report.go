@@ -37,7 +37,7 @@ const runnerStateFile = "runner.json"
 func WriteReport(run, split string) ([]string, error) {
 	d := report.Data{Run: run, Split: split}
 	if cfg, err := LoadConfig(run); err == nil {
-		d.Env, d.Backend, d.PerType = cfg.Env.Kind, cfg.LLM.Backend, cfg.PerType
+		d.Env, d.Backend, d.PerType = string(cfg.Env.Kind), string(cfg.LLM.Backend), cfg.PerType
 	}
 	evalDir := filepath.Join(run, "eval", split)
 	var results []EvalResult

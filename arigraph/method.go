@@ -19,22 +19,23 @@ import (
 
 // Config configures the AriGraph method. Zero fields take the defaults.
 type Config struct {
-	Depth    int // d of the semantic search; default DefaultDepth
-	Width    int // w of the semantic search; default DefaultWidth
-	Episodes int // k episodic vertices retrieved; default DefaultEpisodes
-	History  int // recent steps in working memory; default DefaultHistory
-	// Temperature of the LLM roles; default 0.
-	Temperature float64
+	Depth    int `json:"depth,omitempty"`    // d of the semantic search; default DefaultDepth
+	Width    int `json:"width,omitempty"`    // w of the semantic search; default DefaultWidth
+	Episodes int `json:"episodes,omitempty"` // k episodic vertices retrieved; default DefaultEpisodes
+	History  int `json:"history,omitempty"`  // recent steps in working memory; default DefaultHistory
+	// Temperature of the LLM roles; default 0. The application sets it
+	// from -temperature.
+	Temperature float64 `json:"-"`
 	// NoEpisodic turns off episodic retrieval (the paper's ablation, seed
 	// 000 Sec. 4.3, Fig. 4 "AriGraph w/o episodic").
-	NoEpisodic bool
+	NoEpisodic bool `json:"no_episodic"`
 	// Carry keeps a task's map and type-level placements from training
 	// episodes for later episodes (this project's lifelong option). Off by
 	// default: seed 000's agent learns zero-shot, every episode starting
 	// with an empty graph (Abstract, Sec. 4).
-	Carry bool
+	Carry bool `json:"carry"`
 	// Name is the method's name; default "arigraph" (variants get their own).
-	Name string
+	Name string `json:"-"`
 }
 
 // Deps are the models the method uses.

@@ -37,12 +37,12 @@ type ActorConfig struct {
 	// MaxAttempts bounds the model calls of one step: the first answer plus
 	// retries with feedback when its action is not admissible; default
 	// thought.DefaultMaxAttempts (3), as SAMem's thinker.
-	MaxAttempts int
+	MaxAttempts int `json:"max_attempts,omitempty"`
 	// MaxTokens bounds a reply; default 200.
-	MaxTokens int
+	MaxTokens int `json:"max_tokens,omitempty"`
 	// Temperature of the calls; default 0, so that methods compared on one
-	// model decide repeatably.
-	Temperature float64
+	// model decide repeatably. The application sets it from -temperature.
+	Temperature float64 `json:"-"`
 }
 
 func (c ActorConfig) withDefaults() ActorConfig {

@@ -29,8 +29,8 @@ type FullHistoryConfig struct {
 	// MaxHistory bounds the steps (observations with the actions that led
 	// to them, the current one included) in the actor's prompt; default
 	// DefaultMaxHistory. The opening observation is always kept.
-	MaxHistory int
-	Actor      ActorConfig
+	MaxHistory int         `json:"max_history,omitempty"`
+	Actor      ActorConfig `json:"actor,omitzero"`
 }
 
 // FullHistory is the agent whose memory is the episode itself: the actor

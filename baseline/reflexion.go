@@ -29,13 +29,13 @@ const DefaultKeep = 3
 type ReflexionConfig struct {
 	// Keep is how many of the latest reflections are kept and shown; default
 	// DefaultKeep.
-	Keep int
+	Keep int `json:"keep,omitempty"`
 	// MaxHistory bounds the steps in the actor's prompt and in the
 	// reflection prompt; default DefaultMaxHistory.
-	MaxHistory int
+	MaxHistory int `json:"max_history,omitempty"`
 	// ReflectMaxTokens bounds the reflection's reply; default 200.
-	ReflectMaxTokens int
-	Actor            ActorConfig
+	ReflectMaxTokens int         `json:"reflect_max_tokens,omitempty"`
+	Actor            ActorConfig `json:"actor,omitzero"`
 }
 
 // Reflexion is the Reflexion-style baseline (Shinn et al. 2023; seed 002

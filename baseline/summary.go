@@ -21,8 +21,8 @@ type SummaryConfig struct {
 	// SummaryMaxTokens bounds the summary update's reply; default 200. The
 	// summary is also cut to summarize.MaxStateLen bytes by
 	// summarize.ParseReply, which parses it.
-	SummaryMaxTokens int
-	Actor            ActorConfig
+	SummaryMaxTokens int         `json:"summary_max_tokens,omitempty"`
+	Actor            ActorConfig `json:"actor,omitzero"`
 }
 
 // Summary is the agent whose memory is a running summary of the episode:

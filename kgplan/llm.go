@@ -246,7 +246,7 @@ func ParseEntities(reply string, known []string) []string {
 }
 
 func (e *episode) chat(ctx context.Context, purpose, prompt string) (string, error) {
-	resp, err := e.m.deps.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}})
+	resp, err := e.m.deps.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}, Temperature: e.m.cfg.Temperature})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", purpose, err)
 	}

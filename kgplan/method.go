@@ -33,43 +33,54 @@ import (
 // household world's: household.pddl is the only domain this method has.
 var ErrStyle = errors.New("kgplan needs the household world")
 
+// ErrConfig is returned by New for an unusable configuration.
+var ErrConfig = errors.New("kgplan: invalid configuration")
+
 // Config tunes the method. The zero value gives the defaults.
 type Config struct {
 	// Depth is the retrieval depth around relevant entities (seed 003
 	// Sec. IV-A, "a certain maximum depth"; the paper gives no number).
 	// Default 2: an object, the receptacle it is in, and that receptacle's state.
-	Depth int
+	Depth int `json:"depth,omitempty"`
 	// UpdateAttempts bounds the LLM update prompts per observation, the
 	// first included, re-prompting with the verifier's violations (seed 003
 	// Sec. IV-B step 4). Default 3.
-	UpdateAttempts int
+	UpdateAttempts int `json:"update_attempts,omitempty"`
 	// GoalAttempts bounds the LLM :goal prompts per planning query,
 	// re-prompting with the planner's error (Sec. IV-C step 5). Default 3.
-	GoalAttempts int
+	GoalAttempts int `json:"goal_attempts,omitempty"`
 	// MaxReplans bounds re-planning after failed steps in one episode before
 	// the agent gives up on planning and explores. Default 10.
-	MaxReplans int
-	// Planner plans; nil means the built-in A* (pddl.AStar).
-	Planner pddl.Planner
+	MaxReplans int `json:"max_replans,omitempty"`
+	// PlannerSpec names the planner as -planner does (pddl.ParsePlanner):
+	// "" or "astar" (the built-in A*), "fast-downward=PATH", or an external
+	// planner's command line naming {domain}, {problem} and {plan}. New
+	// builds it when Planner is nil.
+	PlannerSpec string `json:"planner,omitempty"`
+	// Planner plans; nil means the one PlannerSpec names.
+	Planner pddl.Planner `json:"-"`
 	// NoLifelong starts every episode with an empty graph (the memory is
 	// still kept and saved); default off: an episode of a task starts from
 	// the graph learned in training (seed 003's lifelong memory, lifelong.go).
-	NoLifelong bool
+	NoLifelong bool `json:"no_lifelong"`
 	// GoalRepromptSyntaxOnly re-prompts the goal writer only when the
 	// planner rejects the goal as undefined or malformed (the former
 	// behaviour). Default off: any planner failure, "no plan" included, is
 	// reported back and the goal re-prompted (seed 003 Sec. IV-C step 5).
-	GoalRepromptSyntaxOnly bool
+	GoalRepromptSyntaxOnly bool `json:"goal_reprompt_syntax_only,omitempty"`
 	// Prior, when set, is applied to the graph at the start of each episode
 	// after the first observation. It is the test-only "full observation"
 	// switch: tests build it from the household world's start state. Normal
 	// play leaves it nil.
-	Prior func(t envbridge.Task) (Update, error)
+	Prior func(t envbridge.Task) (Update, error) `json:"-"`
 	// CanHold, when set, tells exploration which receptacle class can hold
 	// which object class (public facts of the game, ALFWORLD-FACTS.md), so
 	// that likely places are searched first; household.CanHold fits. Nil:
 	// receptacles are searched in name order.
-	CanHold func(recep, obj string) bool
+	CanHold func(recep, obj string) bool `json:"-"`
+	// Temperature of the model calls; default 0. The application sets it
+	// from -temperature.
+	Temperature float64 `json:"-"`
 }
 
 func (c Config) withDefaults() Config {
@@ -130,6 +141,14 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	dom, err := Household()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Planner == nil {
+		if cfg.Planner, err = pddl.ParsePlanner(cfg.PlannerSpec); err != nil {
+			return nil, fmt.Errorf("%w: planner: %v", ErrConfig, err)
+		}
+	}
+	if cfg.Temperature < 0 {
+		return nil, fmt.Errorf("%w: temperature %v is negative", ErrConfig, cfg.Temperature)
 	}
 	return &Method{cfg: cfg.withDefaults(), deps: deps, dom: dom, graphs: map[string]*Graph{}}, nil
 }

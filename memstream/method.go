@@ -21,11 +21,14 @@ import (
 
 // Config configures the memory-stream method. Zero fields take the defaults.
 type Config struct {
-	K         int     // memories retrieved per step; default DefaultK (seed 000 Sec. 4.2)
-	Recent    int     // recent steps in working memory; default 5 (seed 000 Sec. 4.2)
-	Decay     float64 // recency decay per step; default DefaultDecay
-	Threshold float64 // reflection threshold; default DefaultThreshold
-	Weights   Weights // default PaperWeights
+	K         int     `json:"k,omitempty"`         // memories retrieved per step; default DefaultK (seed 000 Sec. 4.2)
+	Recent    int     `json:"recent,omitempty"`    // recent steps in working memory; default 5 (seed 000 Sec. 4.2)
+	Decay     float64 `json:"decay,omitempty"`     // recency decay per step; default DefaultDecay
+	Threshold float64 `json:"threshold,omitempty"` // reflection threshold; default DefaultThreshold
+	Weights   Weights `json:"weights,omitzero"`    // default PaperWeights
+	// Temperature of the model calls (the roles and the Ariadne decider);
+	// default 0. The application sets it from -temperature.
+	Temperature float64 `json:"-"`
 }
 
 // Deps are the models the method uses.
@@ -63,7 +66,7 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Embed == nil {
 		return nil, fmt.Errorf("%w: no embedder", ErrConfig)
 	}
-	if cfg.K < 0 || cfg.Recent < 0 || cfg.Decay < 0 || cfg.Decay > 1 || cfg.Threshold < 0 {
+	if cfg.K < 0 || cfg.Recent < 0 || cfg.Decay < 0 || cfg.Decay > 1 || cfg.Threshold < 0 || cfg.Temperature < 0 {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	cfg.K = cmp.Or(cfg.K, DefaultK)
@@ -75,8 +78,8 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	}
 	m := &Method{cfg: cfg, emb: deps.Embed, s: NewStream()}
 	if deps.Chat != nil {
-		m.roles = &LLM{Chat: deps.Chat}
-		m.plan = &Decider{Chat: deps.Chat}
+		m.roles = &LLM{Chat: deps.Chat, Temperature: cfg.Temperature}
+		m.plan = &Decider{Chat: deps.Chat, Temperature: cfg.Temperature}
 	}
 	return m, nil
 }

@@ -47,7 +47,9 @@ type Memory struct {
 
 // Weights of the retrieval score; seed 001 Sec. 4.1 sets all three to 1.
 type Weights struct {
-	Recency, Importance, Relevance float64
+	Recency    float64 `json:"recency"`
+	Importance float64 `json:"importance"`
+	Relevance  float64 `json:"relevance"`
 }
 
 // PaperWeights are seed 001's weights.

@@ -45,7 +45,7 @@ type Config struct {
 	// Algorithm 1 decays epsilon after every step) or ScheduleEpisode. The
 	// default is the step schedule of the paper; it measured better on the
 	// household world (README, "SAMem sweep").
-	Schedule string `json:"schedule,omitempty"`
+	Schedule Schedule `json:"schedule,omitempty"`
 	// NoForgetting turns the forgetting step off (Fig. 6 compares the two).
 	NoForgetting bool `json:"no_forgetting"`
 	// MinThoughts is the forgetting trigger: a state with more non-zero
@@ -125,18 +125,33 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// Schedule is what t and T of the exploration schedule (Eq. 7) count. It
+// is a flag.Value (-schedule) that refuses other values.
+type Schedule string
+
+func (s Schedule) String() string { return string(s) }
+
+// Set implements flag.Value.
+func (s *Schedule) Set(v string) error {
+	if v := Schedule(v); v == ScheduleStep || v == ScheduleEpisode {
+		*s = v
+		return nil
+	}
+	return fmt.Errorf("unknown schedule %q (known: %s, %s)", v, ScheduleStep, ScheduleEpisode)
+}
+
 // Exploration schedules: the units of t and T in Eq. 7.
 const (
 	// ScheduleStep counts training steps, as Algorithm 1 (line 26, "Decay
 	// epsilon" after every transition) does: t is the number of transitions
 	// applied so far and T the schedule's step budget, the number of
 	// training episodes times the step limit of a task.
-	ScheduleStep = "step"
+	ScheduleStep Schedule = "step"
 	// ScheduleEpisode counts episodes: t is the episode's index in the
 	// schedule and T the number of training episodes; epsilon is fixed
-	// within an episode. The default before issue 15; kept as an option
-	// (README, "SAMem sweep", has the measurement).
-	ScheduleEpisode = "episode"
+	// within an episode. Kept as an option (README, "SAMem sweep", has the
+	// measurement).
+	ScheduleEpisode Schedule = "episode"
 )
 
 // DefaultStepLimit is the step limit assumed for a task that gives none,

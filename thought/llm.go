@@ -31,28 +31,54 @@ const DefaultMaxAttempts = 3
 // ErrNoThought is returned when a reply has no "Thought:" and no usable text.
 var ErrNoThought = errors.New("reply has no thought")
 
-// LLM is the model-backed thinker.
-type LLM struct {
-	chat llm.Chatter
-	emb  llm.Embedder
+// Config holds the model-backed thinker's settings. The zero value of a
+// field means its default (Resolved).
+type Config struct {
 	// MaxAttempts bounds the calls per step; default DefaultMaxAttempts.
-	MaxAttempts int
+	MaxAttempts int `json:"max_attempts,omitempty"`
 	// Temperature of the calls; default 0 (the harness compares methods on
-	// the same model, so decisions should be repeatable).
-	Temperature float64
-	// MaxTokens bounds a reply; default 200.
-	MaxTokens int
+	// the same model, so decisions should be repeatable). The application
+	// sets it from -temperature.
+	Temperature float64 `json:"-"`
+	// MaxTokens bounds a reply; default DefaultMaxTokens.
+	MaxTokens int `json:"max_tokens,omitempty"`
 	// OneCall asks for the thought and the action in one call that also
 	// sees the observation and the admissible actions (this project's
 	// earlier pipeline, kept as an option). Default: two calls, the thought
 	// from the state, then the action (seed 002 Eq. 3; twoCallSession).
-	OneCall bool
+	OneCall bool `json:"one_call"`
+}
+
+// DefaultMaxTokens bounds a thinker's reply.
+const DefaultMaxTokens = 200
+
+// Resolved is the configuration with its defaults made explicit.
+func (c Config) Resolved() Config {
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	return c
+}
+
+// LLM is the model-backed thinker.
+type LLM struct {
+	chat llm.Chatter
+	emb  llm.Embedder
+	Config
 }
 
 // NewLLM returns a thinker that asks chat and matches actions with emb
-// (emb may be nil: exact matches only).
+// (emb may be nil: exact matches only), with the default Config.
 func NewLLM(chat llm.Chatter, emb llm.Embedder) *LLM {
-	return &LLM{chat: chat, emb: emb, MaxAttempts: DefaultMaxAttempts, MaxTokens: 200}
+	return NewLLMWith(chat, emb, Config{})
+}
+
+// NewLLMWith is NewLLM with the settings of cfg (zero fields: defaults).
+func NewLLMWith(chat llm.Chatter, emb llm.Embedder, cfg Config) *LLM {
+	return &LLM{chat: chat, emb: emb, Config: cfg.Resolved()}
 }
 
 // Begin implements Thinker.

@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: inspect [flags] PATH\n\nPATH is a run directory, a method directory (<run>/samem), or a checkpoint directory\n(<run>/samem/checkpoints/iter-NNNN).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cli.ParseCode(err)
 	}
 	if fs.NArg() != 1 {

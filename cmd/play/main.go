@@ -51,8 +51,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg := app.Defaults()
 	fset := flag.NewFlagSet("play", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	cli.BindEnv(fset, &cfg.Env)
-	fset.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the environment's tasks (zmachine: games without a seed of their own; any value, 0 included)")
+	cli.Bind(fset, &cfg, app.CmdPlay)
 	split := fset.String("split", envbridge.SplitTrain, "split the task is taken from")
 	taskID := fset.String("task", "", "task ID to play (default: the first task of -split; -list shows them)")
 	list := fset.Bool("list", false, "list the tasks of -split and exit")
@@ -62,7 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "usage: play [flags]\n\nPlays one task of an environment through the trainer's own drivers:\ninteractively, or scripted with -commands FILE (and -json).\n\nflags:\n")
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := cli.Parse(fset, args, app.CmdPlay); err != nil {
 		return cli.ParseCode(err)
 	}
 	if fset.NArg() > 0 {

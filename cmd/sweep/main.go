@@ -33,15 +33,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fset := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	lists := cli.Bind(fset, &cfg)
-	fset.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations per threshold")
-	fset.StringVar(&cfg.TaskOrder, "task-order", cfg.TaskOrder, "order of the training tasks in an iteration: shuffled (with the run seed, the same every iteration) or suite (the suite's order, by task type)")
+	lists := cli.Bind(fset, &cfg, app.CmdSweep)
 	perType := fset.String("per-type", strconv.Itoa(cfg.PerType), "training tasks per task type; 0 uses every training task; with -world-seeds or -seeds a list (1,5,20,0)")
 	worldSeeds := fset.String("world-seeds", "", "grid mode: household world seeds, e.g. 1-10 or -5,13,1234")
 	runSeeds := fset.String("seeds", "", "grid mode: run seeds, e.g. 1-5")
 	ablations := fset.Bool("ablations", false, "grid mode: also train samem-no-decay and samem-no-forgetting in every cell")
-	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate")
-	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
 	param := fset.String("param", app.SweepThreshold, "parameter to sweep: threshold (state clustering, Fig. 7) or thought-threshold (Fig. 9)")
 	values := fset.String("thresholds", "0.7,0.8,0.85,0.9,0.95", "threshold values, comma-separated cosine similarities in (0, 1]")
 	asJSON := fset.Bool("json", false, "print the sweep's points as JSON on stdout")
@@ -49,7 +45,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: sweep [flags]\n\nTrains and evaluates SAMem once per similarity threshold in sub-runs of -run, records success\nand memory size per threshold in <run>/sweep/sweep.json and redraws <run>/report.\n\nGrid mode (-world-seeds and/or -seeds): trains and evaluates SAMem and the no-memory baseline\nover world seeds x run seeds x -per-type sizes, each in <run>/grid/w<W>-s<S>-p<P>, and prints\none table: per (size, world seed) SAMem's mean and lowest success over the run seeds, the\nno-memory mean and the margin; then per size the mean and its change from the previous size.\n\nflags:\n")
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := cli.Parse(fset, args, app.CmdSweep); err != nil {
 		return cli.ParseCode(err)
 	}
 	if fset.NArg() > 0 {

@@ -1,18 +1,17 @@
-package app
+package pddl
 
 import (
 	"fmt"
 	"os/exec"
 	"strings"
-
-	"github.com/samem/trainer/pddl"
 )
 
-// NewPlanner returns the planner a -planner value names (KGPlanConfig.Planner):
-// nil for the built-in A* ("" or "astar"), Fast Downward for
+// ParsePlanner returns the planner a -planner value names
+// (kgplan.Config.PlannerSpec): nil for the built-in A* ("" or "astar"),
+// Fast Downward for
 // "fast-downward=PATH", else an external planner's command line with the
 // placeholders {domain}, {problem} and {plan}. The program must be found.
-func NewPlanner(spec string) (pddl.Planner, error) {
+func ParsePlanner(spec string) (Planner, error) {
 	spec = strings.TrimSpace(spec)
 	switch {
 	case spec == "" || spec == "astar":
@@ -22,7 +21,7 @@ func NewPlanner(spec string) (pddl.Planner, error) {
 		if _, err := exec.LookPath(path); err != nil {
 			return nil, fmt.Errorf("%q: Fast Downward driver not found: %v", path, err)
 		}
-		return pddl.FastDownward(path), nil
+		return FastDownward(path), nil
 	}
 	f := strings.Fields(spec)
 	if _, err := exec.LookPath(f[0]); err != nil {
@@ -32,5 +31,5 @@ func NewPlanner(spec string) (pddl.Planner, error) {
 	if !strings.Contains(joined, "{domain}") || !strings.Contains(joined, "{problem}") || !strings.Contains(joined, "{plan}") {
 		return nil, fmt.Errorf("%q: the arguments must name {domain}, {problem} and {plan}", spec)
 	}
-	return &pddl.External{Path: f[0], Args: f[1:]}, nil
+	return &External{Path: f[0], Args: f[1:]}, nil
 }
