@@ -97,7 +97,8 @@ func treeHashes(t *testing.T, root string) map[string]string {
 // TestDamagedCheckpointRefused damages the latest checkpoint of a finished
 // run in the ways disks and people do (truncated, one bit flipped, another
 // format version, made with another embedder or dimension) and trains
-// again: each is refused with an error naming the file and the problem,
+// again with the run's settings (another dimension: with its own): each is
+// refused with an error naming the file (or the setting) and the problem,
 // and no file of the run is overwritten, removed or added.
 func TestDamagedCheckpointRefused(t *testing.T) {
 	latest := func(run string) string {
@@ -137,6 +138,15 @@ func TestDamagedCheckpointRefused(t *testing.T) {
 		}, checkpoints.ErrFormatVersion, "version 99"},
 		{"other dimension", func(t *testing.T, _ string, cfg *app.Config) string {
 			cfg.LLM.EmbedDim = 32
+			return "-embed-dim: 1024 in the run, 32 now"
+		}, app.ErrConfig, "-embed-dim 1024"},
+		{"other dimension, no config.json", func(t *testing.T, _ string, cfg *app.Config) string {
+			// Without the run's record, the checkpoint's own metadata
+			// still refuses another embedder.
+			if err := os.Remove(filepath.Join(cfg.Run, app.ConfigFile)); err != nil {
+				t.Fatal(err)
+			}
+			cfg.LLM.EmbedDim = 32
 			return ""
 		}, checkpoints.ErrIncompatible, "32"},
 	} {
@@ -148,7 +158,6 @@ func TestDamagedCheckpointRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := tc.damage(t, latest(cfg.Run), &cfg)
-			cfg.Iterations = 3 // a resume that would write
 			before := treeHashes(t, cfg.Run)
 			_, err := app.Train(context.Background(), cfg, streams(new(bytes.Buffer)))
 			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), file) {
