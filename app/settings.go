@@ -3,6 +3,7 @@ package app
 import (
 	"flag"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -431,4 +432,29 @@ func family(name string) string {
 // concerns reports whether s changes the memory of one of methods.
 func (s Setting) concerns(methods []string) bool {
 	return s.Method == "" || slices.ContainsFunc(methods, func(m string) bool { return family(m) == s.Method })
+}
+
+// Owner names the field that owns the setting, as a path from Config and
+// the type that declares it: "SAMem.Alpha (samem.Config)".
+func (s Setting) Owner() string {
+	var c Config
+	target := reflect.ValueOf(s.Field(&c)).Pointer()
+	var find func(v reflect.Value, path string) string
+	find = func(v reflect.Value, path string) string {
+		t := v.Type()
+		for i := range t.NumField() {
+			f := v.Field(i)
+			name := strings.TrimPrefix(path+"."+t.Field(i).Name, ".")
+			if f.Addr().Pointer() == target && (f.Kind() != reflect.Struct || f.Type().NumField() == 0) {
+				return name + " (" + t.String() + ")"
+			}
+			if f.Kind() == reflect.Struct {
+				if got := find(f, name); got != "" {
+					return got
+				}
+			}
+		}
+		return ""
+	}
+	return find(reflect.ValueOf(&c).Elem(), "")
 }

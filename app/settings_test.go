@@ -24,8 +24,8 @@ func TestSettingsTable(t *testing.T) {
 		}
 	}
 	for _, s := range Settings() {
-		if s.Usage == "" || s.Cmds == 0 {
-			t.Errorf("-%s: no usage or no command", s.Flag)
+		if s.Usage == "" || s.Cmds == 0 || s.Owner() == "" {
+			t.Errorf("-%s: no usage, command or owner", s.Flag)
 		}
 		p := reflect.ValueOf(s.Field(&c))
 		if p.Kind() != reflect.Pointer || p.IsNil() {
