@@ -400,12 +400,10 @@ type Difference struct {
 func differences(a, b Config, keep func(Setting) bool) []Difference {
 	a, b = a.Resolved(), b.Resolved()
 	var out []Difference
-	seen := map[string]bool{}
 	for _, s := range settings() {
-		if !keep(s) || seen[s.Flag+"\x00"+fmt.Sprint(s.Cmds)] {
+		if !keep(s) {
 			continue
 		}
-		seen[s.Flag+"\x00"+fmt.Sprint(s.Cmds)] = true
 		if va, vb := s.Value(&a), s.Value(&b); va != vb {
 			out = append(out, Difference{Setting: s, Old: va, New: vb})
 		}

@@ -236,9 +236,13 @@ func (e *ResumeError) Unwrap() error { return ErrConfig }
 // its config.json) with the one a train command brings (cfg). Every
 // setting that changes what is learned (Effect ChangesResult) and concerns
 // a method trained in the run must be the same; settings that only change
-// how the run executes may differ. The differences are returned as a
+// how the run executes may differ. With no method trained, the record
+// describes no memory and anything goes. The differences are returned as a
 // *ResumeError, each named by its flag with both values.
 func CheckResume(run string, prev, cfg Config, trained []string) error {
+	if len(trained) == 0 {
+		return nil
+	}
 	diffs := differences(prev, cfg, func(s Setting) bool {
 		return s.Cmds&CmdTrain != 0 && s.Effect == ChangesResult && s.concerns(trained)
 	})
