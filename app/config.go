@@ -174,16 +174,17 @@ const MaxTemperature = 2
 // by Resolved.
 func Defaults() Config {
 	return Config{
-		Run:        filepath.Join("runs", "default"),
-		Methods:    []string{samem.Name},
-		Seed:       1,
-		Workers:    runtime.NumCPU(),
-		Iterations: 9,
-		PerType:    5,
-		TaskOrder:  TaskOrderShuffled,
-		Env:        EnvConfig{Kind: EnvHousehold, WorldSeed: 1},
-		LLM:        LLMConfig{Backend: BackendOffline, Timeout: 120 * time.Second, Retries: 5},
-		Split:      "valid_unseen",
+		Run:           filepath.Join("runs", "default"),
+		Methods:       []string{samem.Name},
+		ProgressEvery: DefaultProgressEvery,
+		Seed:          1,
+		Workers:       runtime.NumCPU(),
+		Iterations:    9,
+		PerType:       5,
+		TaskOrder:     TaskOrderShuffled,
+		Env:           EnvConfig{Kind: EnvHousehold, WorldSeed: 1},
+		LLM:           LLMConfig{Backend: BackendOffline, Timeout: 120 * time.Second, Retries: 5},
+		Split:         "valid_unseen",
 	}
 }
 
