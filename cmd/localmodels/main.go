@@ -11,13 +11,17 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/samem/trainer/cmd/internal/cli"
 	"github.com/samem/trainer/llm/local"
 )
 
 func main() {
-	dir := flag.String("local-dir", "", "install folder (default: <user cache dir>/samem-trainer/local)")
-	role := flag.String("role", "all", "what to install: embed, chat or all")
-	flag.Parse()
+	fs := flag.NewFlagSet("localmodels", flag.ContinueOnError)
+	dir := fs.String("local-dir", "", "install folder (default: <user cache dir>/samem-trainer/local)")
+	role := fs.String("role", "all", "what to install: embed, chat or all")
+	if err := cli.Parse(fs, os.Args[1:], 0); err != nil {
+		os.Exit(cli.ParseCode(err))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var roles []local.Role
