@@ -25,6 +25,9 @@ import (
 // the model, the other could never make its call: a hold that lasts 60 s
 // (a hang guard) fails the test naming the wait.
 func TestTwoRunsShareOneCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: two training runs taking turns on one cache file (runs without -short)")
+	}
 	const turns = 3
 	models := []string{"chat-a", "chat-b"}
 	var (

@@ -68,6 +68,9 @@ func latestSAMem(t *testing.T, run string) (checkpoints.SAMemState, checkpoints.
 // gives up), and that goes away for a second and comes back. The run retries through all of it: no episode
 // fails, and the final checkpoint holds the memory learned.
 func TestTrainSurvivesModelServerFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: a training run through every model-server fault (runs without -short)")
+	}
 	var gate *faults.Gate
 	var upErr atomic.Value
 	// Faults are spaced out so that each one is retried on its own; the

@@ -45,6 +45,9 @@ func stepsOf(res []app.TrainResult) (steps, episodes int64) {
 // memory stand to the steps played exactly as in a run that never failed:
 // nothing of an episode cut short is counted twice.
 func TestResumeExactAfterServerDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains twice against a model server that dies mid-iteration (runs without -short)")
+	}
 	ctx := context.Background()
 	// A run that never fails gives the relation of memory to steps.
 	clean := openaiConfig(t, llmtest.NewServer(t, faults.SAMemReplies()).URL, 2, 2, 0)
@@ -120,6 +123,9 @@ func observationMemories(t *testing.T, run string) (n int64) {
 // in a run that never failed (one per step), so no memory of an episode
 // cut short is kept twice.
 func TestResumeExactMemstreamAfterServerDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains twice against a model server that dies mid-iteration (runs without -short)")
+	}
 	ctx := context.Background()
 	clean := openaiConfig(t, llmtest.NewServer(t, faults.AllReplies()).URL, 2, 2, 0)
 	clean.Methods = []string{"memstream"}
