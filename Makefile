@@ -1,9 +1,10 @@
-# The two commands a new user needs are `make run` and `make test`.
+# The two commands a new user needs are `make run` and `make test`;
+# `make check` is the quick inner loop while changing the code.
 GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
 
-.PHONY: run train eval test vet race fuzz bench soak clean local-models
+.PHONY: run train eval check test vet race fuzz bench soak clean local-models
 
 ## run: train SAMem on the built-in household world, then evaluate it on the
 ## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
@@ -15,6 +16,13 @@ train:
 
 eval:
 	$(GO) run ./cmd/eval -run $(RUN)
+
+## check: the quick inner loop (about a minute): gofmt, go vet, staticcheck
+## (a pinned version through go run, skipped with a message when it cannot be
+## built) and go test -short, which skips the long end-to-end, fault-deadline,
+## soak, local-model and whole-suite game tests.
+check:
+	GO=$(GO) ./scripts/check.sh
 
 ## test: vet, every test with the race detector, then every fuzz target for
 ## FUZZTIME each.

@@ -239,8 +239,7 @@ func (e *episode) workingMemory(obs envbridge.Observation, got []Scored) arigrap
 	add := func(text string) {
 		ts := arigraph.Rules{}.Extract(e.style(), text, "", "").Triplets
 		g.Remove(func() []arigraph.Triplet {
-			var old []arigraph.Replacement
-			old = arigraph.RuleOutdated(g.Triplets(), ts)
+			old := arigraph.RuleOutdated(g.Triplets(), ts)
 			out := make([]arigraph.Triplet, len(old))
 			for i, r := range old {
 				out[i] = r.Old

@@ -224,6 +224,7 @@ func measure(ctx context.Context, o options, n int, full bool, log io.Writer) (r
 			return res, err
 		}
 		if created == ok {
+			//lint:ignore ST1005 the error names the two methods it compares
 			return res, fmt.Errorf("Assign and Nearest disagree")
 		}
 		if created {

@@ -477,7 +477,8 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		return llm.Response{}, fmt.Errorf("chat: no chat model: %w", ErrConfig)
 	}
 	creq := goopenai.ChatCompletionRequest{
-		Model:     model,
+		Model: model,
+		//lint:ignore SA1019 max_tokens is the field every OpenAI-compatible server reads (vLLM, Ollama, llama.cpp); max_completion_tokens is OpenAI's own
 		MaxTokens: req.MaxTokens,
 		Seed:      req.Seed,
 		Stop:      req.Stop,
