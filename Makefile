@@ -3,8 +3,9 @@
 GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
+CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels
 
-.PHONY: run train eval check test vet race fuzz bench soak clean local-models
+.PHONY: run train eval check flags test vet race fuzz bench soak clean local-models
 
 ## run: train SAMem on the built-in household world, then evaluate it on the
 ## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
@@ -23,6 +24,11 @@ eval:
 ## soak, local-model and whole-suite game tests.
 check:
 	GO=$(GO) ./scripts/check.sh
+
+## flags: regenerate the flag reference docs/flags/<command>.md from the
+## commands' FlagSets (each command's TestFlagReference fails until this ran).
+flags:
+	$(GO) test $(CMDS) -run '^TestFlagReference$$' -count=1 -update
 
 ## test: vet, every test with the race detector, then every fuzz target for
 ## FUZZTIME each.

@@ -26,6 +26,36 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// usage is what -h prints before the flags.
+const usage = `usage: eval [flags]
+
+Evaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.
+Defaults come from the run's config.json; flags override them.
+`
+
+// options are eval's flags that are not part of the configuration.
+type options struct {
+	reportOnly, asJSON bool
+}
+
+// newFlags defines eval's flags on a new FlagSet, filling cfg and o.
+// Parsing and running stay in run.
+func newFlags(cfg *app.Config, o *options) (*flag.FlagSet, *cli.Lists) {
+	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
+	lists := cli.Bind(fset, cfg)
+	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
+	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
+	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
+	fset.BoolVar(&o.reportOnly, "report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
+	fset.IntVar(&cfg.MaxErrors, "max-errors", 0, "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1")
+	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
+	fset.Usage = func() {
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
+		fset.PrintDefaults()
+	}
+	return fset, lists
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The run's saved configuration gives the defaults (the same environment
 	// and model as training); flags override it.
@@ -39,19 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Methods = trained
 	}
 	cfg.Methods = append(cfg.Methods, baseline.NoMemoryName)
-	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
+	var o options
+	fset, lists := newFlags(&cfg, &o)
 	fset.SetOutput(stderr)
-	lists := cli.Bind(fset, &cfg)
-	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
-	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
-	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
-	reportOnly := fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
-	fset.IntVar(&cfg.MaxErrors, "max-errors", 0, "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1")
-	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
-	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
-		fset.PrintDefaults()
-	}
 	if err := fset.Parse(args); err != nil {
 		return cli.ParseCode(err)
 	}
@@ -64,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eval: -max-errors %d: want 0 or more\n", cfg.MaxErrors)
 		return cli.ExitUsage
 	}
-	if *reportOnly {
+	if o.reportOnly {
 		dir, _, err := app.EvalDir(cfg)
 		if err != nil {
 			return cli.Code(err, stderr, "eval")
@@ -83,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	began := time.Now()
 	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if len(res) > 0 {
-		if *asJSON {
+		if o.asJSON {
 			enc := json.NewEncoder(stdout)
 			for _, r := range res {
 				enc.Encode(r)

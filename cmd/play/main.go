@@ -47,21 +47,42 @@ type mover interface{ Moves() (int, bool) }
 // maxCommandBytes bounds one line of a -commands file.
 const maxCommandBytes = 64 << 10
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := app.Defaults()
+// usage is what -h prints before the flags.
+const usage = `usage: play [flags]
+
+Plays one task of an environment through the trainer's own drivers:
+interactively, or scripted with -commands FILE (and -json).
+`
+
+// options are play's flags that are not part of the configuration.
+type options struct {
+	split, taskID, commands string
+	list, asJSON            bool
+}
+
+// newFlags defines play's flags on a new FlagSet, filling cfg and o.
+// Parsing and playing stay in run.
+func newFlags(cfg *app.Config, o *options) *flag.FlagSet {
 	fset := flag.NewFlagSet("play", flag.ContinueOnError)
-	fset.SetOutput(stderr)
 	cli.BindEnv(fset, &cfg.Env)
 	fset.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the environment's tasks (zmachine: games without a seed of their own; any value, 0 included)")
-	split := fset.String("split", envbridge.SplitTrain, "split the task is taken from")
-	taskID := fset.String("task", "", "task ID to play (default: the first task of -split; -list shows them)")
-	list := fset.Bool("list", false, "list the tasks of -split and exit")
-	commands := fset.String("commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively")
-	asJSON := fset.Bool("json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
+	fset.StringVar(&o.split, "split", envbridge.SplitTrain, "split the task is taken from")
+	fset.StringVar(&o.taskID, "task", "", "task ID to play (default: the first task of -split; -list shows them)")
+	fset.BoolVar(&o.list, "list", false, "list the tasks of -split and exit")
+	fset.StringVar(&o.commands, "commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively")
+	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: play [flags]\n\nPlays one task of an environment through the trainer's own drivers:\ninteractively, or scripted with -commands FILE (and -json).\n\nflags:\n")
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
 		fset.PrintDefaults()
 	}
+	return fset
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	var o options
+	fset := newFlags(&cfg, &o)
+	fset.SetOutput(stderr)
 	if err := fset.Parse(args); err != nil {
 		return cli.ParseCode(err)
 	}
@@ -74,7 +95,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, _, stop := cli.Signals(ctx, stderr)
 	defer stop()
-	err := play(ctx, cfg, *split, *taskID, *list, *commands, *asJSON, stdin, stdout, stderr)
+	err := play(ctx, cfg, o.split, o.taskID, o.list, o.commands, o.asJSON, stdin, stdout, stderr)
 	return cli.Code(err, stderr, "play")
 }
 
