@@ -31,9 +31,9 @@ const (
 	// Those runs played the tasks in the suite's order (by type); with the
 	// shuffled order of the training tasks (app.TrainingTasks, the default
 	// since then) 0.2 did not do better with 1 task per type either (0.605
-	// against 0.666 over world seeds 1-8, run seed 1). README "SAMem sweep"
-	// has the tables. An earlier measurement (2 workers) had chosen 0.2 over
-	// 0.5.
+	// against 0.666 over world seeds 1-8, run seed 1).
+	// docs/results/2026-11-24-samem-sweep.md has the tables. An earlier
+	// measurement (2 workers) had chosen 0.2 over 0.5.
 	DefaultAlpha = 0.05
 	// DefaultGamma is the discount factor. With 0.9 a final reward of 1 is
 	// still worth 0.9^10 ≈ 0.35 ten steps earlier and 0.9^30 ≈ 0.04 thirty

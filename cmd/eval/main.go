@@ -1,7 +1,7 @@
 // Command eval evaluates trained memory methods on held-out tasks with
 // frozen memory, beside the no-memory baseline, and writes per-episode
 // results (Parquet), trajectories and a summary to the run directory.
-// See the README and `eval -h`.
+// See docs/USAGE.md and `eval -h`.
 package main
 
 import (

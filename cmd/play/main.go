@@ -1,7 +1,7 @@
 // Command play plays one task of any environment (household, zmachine,
 // jsonl, agentgym) through the same drivers and configuration (package app)
 // the trainer uses: interactively in a terminal, or scripted with -commands
-// FILE, and with -json one JSON object per step. See the README and
+// FILE, and with -json one JSON object per step. See docs/USAGE.md and
 // `play -h`.
 package main
 

@@ -1,6 +1,6 @@
 // Command train trains memory methods (SAMem by default) on an environment's
 // training tasks and saves checkpoints in a run directory; run it again to
-// resume. See the README and `train -h`.
+// resume. See docs/USAGE.md and `train -h`.
 package main
 
 import (
