@@ -18,10 +18,10 @@ train:
 eval:
 	$(GO) run ./cmd/eval -run $(RUN)
 
-## check: the quick inner loop (about a minute): gofmt, go vet, staticcheck
-## (a pinned version through go run, skipped with a message when it cannot be
-## built) and go test -short, which skips the long end-to-end, fault-deadline,
-## soak, local-model and whole-suite game tests.
+## check: the quick inner loop (about 90 s of CPU with nothing cached):
+## gofmt, go vet, staticcheck (a pinned version through go run, skipped with a
+## message when it cannot be built) and go test -short, which skips the long
+## end-to-end, fault-deadline, soak, local-model and whole-suite game tests.
 check:
 	GO=$(GO) ./scripts/check.sh
 

@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 GO="${GO:-go}"
 STATICCHECK="${STATICCHECK:-honnef.co/go/tools/cmd/staticcheck@v0.8.2}"
 
-echo "== gofmt"
+step() { echo "== $1 (at ${SECONDS}s)"; }
+
+step gofmt
 unformatted="$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path '*/node_modules/*' -print0 | xargs -0 gofmt -l)"
 if [ -n "$unformatted" ]; then
   echo "not gofmt-formatted (gofmt -w FILE):"
@@ -20,15 +22,16 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 
-echo "== go vet"
+step "go vet"
 "$GO" vet ./...
 
-echo "== staticcheck ($STATICCHECK)"
+step "staticcheck $STATICCHECK"
 if "$GO" run "$STATICCHECK" -version > /dev/null 2>&1; then
   "$GO" run "$STATICCHECK" ./...
 else
   echo "staticcheck skipped: $GO run $STATICCHECK could not build it (no module proxy, and not in the module cache)"
 fi
 
-echo "== go test -short"
+step "go test -short"
 "$GO" test -short ./...
+echo "== check passed in ${SECONDS}s"
