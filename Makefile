@@ -46,12 +46,12 @@ race:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: the performance suite (issue 10), one table of figures, targets,
+## bench: the performance suite (docs/PERFORMANCE.md), one table of figures, targets,
 ## same-run baselines and ratios.
 bench:
 	$(GO) run ./cmd/bench
 
-## soak: the long-run test of issue 11: 5,000 offline SAMem episodes with
+## soak: the long-run test: 5,000 offline SAMem episodes with
 ## forgetting; the heap levels off, nothing leaks, the last checkpoint loads.
 soak:
 	$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 20m ./internal/faults -args -soak 5000

@@ -15,7 +15,7 @@ import (
 // TestTwoRunsShareOneCache: two training runs with one response cache file
 // both make progress at the same time (their calls interleave) instead of
 // one waiting on the cache file's lock until the other ends, and both
-// finish (issue 3: "two runs can share one cache").
+// finish: two runs can share one cache.
 //
 // The server makes the interleaving a condition, not a count that depends
 // on how the two runs are scheduled: the k-th chat call of each run (k <

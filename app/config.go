@@ -41,7 +41,7 @@ type Config struct {
 	PerType       int           `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration:
 	// TaskOrderShuffled (Defaults) or TaskOrderSuite ("" in a config.json
-	// written before issue 15 means the suite's order).
+	// written before shuffling became the default means the suite's order).
 	TaskOrder string `json:"task_order,omitempty"`
 
 	Env   EnvConfig    `json:"env"`

@@ -39,7 +39,7 @@ func stepsOf(res []app.TrainResult) (steps, episodes int64) {
 	return
 }
 
-// TestResumeExactAfterServerDeath (issue 19 point 6): the model server dies
+// TestResumeExactAfterServerDeath: the model server dies
 // in the middle of an iteration while 2 workers play; the same command
 // resumes once it is back. The Q updates and cluster members of the final
 // memory stand to the steps played exactly as in a run that never failed:
@@ -117,8 +117,8 @@ func observationMemories(t *testing.T, run string) (n int64) {
 	return n
 }
 
-// TestResumeExactMemstreamAfterServerDeath is issue 19 point 6 for the
-// memory stream: after the model server died mid-iteration (2 workers) and
+// TestResumeExactMemstreamAfterServerDeath is TestResumeExactAfterServerDeath
+// for the memory stream: after the model server died mid-iteration (2 workers) and
 // the run resumed, its observation memories stand to the steps played as
 // in a run that never failed (one per step), so no memory of an episode
 // cut short is kept twice.

@@ -130,15 +130,15 @@ func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, s
 
 // Orders of the training tasks in an iteration (-task-order).
 const (
-	// TaskOrderShuffled: an order drawn with the run seed, the same in every
-	// iteration. The default since issue 15: the household suite lists its
-	// tasks in blocks of one type, and SAMem's clustered states are shared
-	// by task types, so in the suite's order every iteration ended with a
+	// TaskOrderShuffled (the default): an order drawn with the run seed, the
+	// same in every iteration. The household suite lists its tasks in blocks
+	// of one type, and SAMem's clustered states are shared by task types, so in the suite's order every iteration ended with a
 	// block of one type (137 two-object tasks of 600) whose updates the
 	// shared values then tracked. Seed 002's Algorithm 1 loops over the
 	// training tasks without saying in which order.
 	TaskOrderShuffled = "shuffled"
-	// TaskOrderSuite keeps the suite's order (the order before issue 15;
-	// also what a config.json without task_order means).
+	// TaskOrderSuite keeps the suite's order (the order before shuffling
+	// became the default; also what a config.json without task_order
+	// means).
 	TaskOrderSuite = "suite"
 )

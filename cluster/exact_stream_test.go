@@ -34,7 +34,7 @@ func TestAssignMatchesExact(t *testing.T) {
 	names := []string{"graph", "lists only"}
 	cfgs := []Config{{Dim: 1024}, {Dim: 1024, Candidates: -1}}
 	// Each index goes through a save/load cycle (its image written and
-	// read back, issue 18) half-way through its vectors.
+	// read back) half-way through its vectors.
 	reloadAt := []int{graphN / 2, n / 2}
 	var ixs []*Index
 	for _, cfg := range cfgs {

@@ -401,7 +401,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	}
 	// A memory made of a reply's decoration (a fence line, a chat preamble,
 	// an empty text), saved by an earlier version, is reported and skipped:
-	// it would be embedded as nothing and stop every resume (issue 19).
+	// it would be embedded as nothing and stop every resume.
 	kept := mems[:0:0]
 	var notes []string
 	for _, mem := range mems {

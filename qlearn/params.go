@@ -24,7 +24,7 @@ const (
 	// and training meets the tasks in blocks of one type, so a constant
 	// rate makes an entry's value that of the last few updates, i.e. of the
 	// type trained last. Measured on the household world with the offline
-	// roles (issue 15; cmd/sweep grid mode, world seeds 1-10 x run seeds
+	// roles (cmd/sweep grid mode, world seeds 1-10 x run seeds
 	// 1-2, one worker): alpha 0.2 gave a mean valid_unseen success of 0.909
 	// with 5 tasks per type and 0.608 with 20 (7 and 3 of 10 cells at >=
 	// 0.85 on both seeds); alpha 0.05 gave 0.952 and 0.998 (9 and 10 of 10).

@@ -134,8 +134,8 @@ const (
 	ScheduleStep = "step"
 	// ScheduleEpisode counts episodes: t is the episode's index in the
 	// schedule and T the number of training episodes; epsilon is fixed
-	// within an episode. The default before issue 15; kept as an option
-	// (docs/results/2026-11-24-samem-sweep.md has the measurement).
+	// within an episode. The default before the step schedule; kept as an
+	// option (docs/results/2026-11-24-samem-sweep.md has the measurement).
 	ScheduleEpisode = "episode"
 )
 

@@ -247,7 +247,7 @@ type member struct {
 	failedAt atomic.Int64
 	// answered is set once this server has answered in the API's JSON: a
 	// web page from it afterwards is a proxy's passing fault (retried), not
-	// a wrong base URL (issue 19 point 7).
+	// a wrong base URL.
 	answered atomic.Bool
 }
 
