@@ -55,7 +55,6 @@ var EnvKinds = []EnvKind{EnvHousehold, EnvZMachine, EnvJSONL, EnvAgentGym}
 
 func (k EnvKind) String() string      { return string(k) }
 func (k *EnvKind) Set(v string) error { return setEnum(k, v, "environment", EnvKinds, nil) }
-func (k EnvKind) valid() bool         { return slices.Contains(EnvKinds, k) }
 
 // Grammar is the household world's action grammar (-grammar).
 type Grammar string

@@ -100,7 +100,7 @@ type EpisodeRow struct {
 
 // FallbackFlag is the share of a role's replies replaced by fallback rules
 // (or skipped) above which a method is flagged as measuring its fallback
-// rules rather than the model (issue 19).
+// rules rather than the model.
 const FallbackFlag = 0.20
 
 // ResultsFile and SummaryFile are written to <run>/eval/<split>/.
@@ -216,8 +216,8 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 			}
 		}
 		if ckpt != "" {
-			// Issue 19 point 8: a memory saved in the middle of an
-			// iteration is not the trained one; say so.
+			// A memory saved in the middle of an iteration is not the
+			// trained one; say so.
 			if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
 				fmt.Fprintf(io.Err, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
 			}

@@ -103,7 +103,7 @@ func Fits(name string, st envbridge.Style) bool {
 }
 
 // fitMethods checks cfg.Methods against the suite before anything is
-// written (issue 19 point 9): with cfg.FitOnly (-method all) the methods that
+// written: with cfg.FitOnly (-method all) the methods that
 // cannot run on the environment are dropped with a note on w; otherwise such
 // a method is refused with ErrConfig naming the method and the environment.
 func fitMethods(cfg *Config, suite envbridge.Suite, w io.Writer) error {

@@ -61,7 +61,7 @@ func TestParseDecisionAndBool(t *testing.T) {
 		{`{"reason_for_action": "key is here", "action_to_take": "take key 1"}`, "key is here", "take key 1"},
 		{"```json\n{\n \"reason_for_action\": \"go\"\n \"action_to_take\": \"go to kitchen\"\n}\n```", "go", "go to kitchen"},
 		{`{"action_to_take": "say \"hi\""}`, "", `say "hi"`},
-		// A bare line where the JSON was asked: taken as the action (issue 19).
+		// A bare line where the JSON was asked: taken as the action.
 		{"take key", "", "take key"},
 		{"Sure! Here is my decision:\n**Reason:** the key is here\n**Action:** \"take key 1.\"\nLet me know if you need more.", "the key is here", "take key 1"},
 		{"I think about many things here and none of them is an action at all, really, not even one", "", ""},
@@ -73,7 +73,7 @@ func TestParseDecisionAndBool(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]bool{"True": true, " false.": false, "Yes, it does": true,
-		// Issue 19 point 5: fenced, prefaced, emphasised.
+		// Fenced, prefaced, emphasised.
 		"```\nTrue\n```": true, "Sure! Here is my answer.\n**False**": false, "Answer: yes": true, "```text\nFALSE.\n```": false} {
 		if v, ok := ParseBool(in); !ok || v != want {
 			t.Errorf("ParseBool(%q) = %v, %v", in, v, ok)

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/samem/trainer/agent"
@@ -139,12 +137,4 @@ func TestMeasureHousehold(t *testing.T) {
 		fmt.Printf("carry %v: ", carry)
 		fmt.Printf("arigraph offline household valid_unseen: won %d/%d = %.3f, mean steps %.1f\n", won, n, float64(won)/float64(n), float64(steps)/float64(n))
 	}
-}
-
-func gamesDir(t *testing.T) string {
-	d := filepath.Join("..", "..", "shared", "games", "arigraph")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("games folder %s absent", d)
-	}
-	return d
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/samem/trainer/llm/llmtest"
 )
 
-// TestRolesCountReplies (issue 19 point 3): the exploration check and the
+// TestRolesCountReplies: the exploration check and the
 // ReAct decision count every reply in the method's meter (carried by the
 // context): used, repaired (decorated) or unusable with the fallback taken.
 func TestRolesCountReplies(t *testing.T) {

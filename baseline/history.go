@@ -151,14 +151,6 @@ func (t *tracker) prune(adm []string, avoid map[string]bool) []string {
 	return out
 }
 
-// last is the action of the latest step, or "".
-func (t *tracker) last() string {
-	if len(t.steps) == 0 {
-		return ""
-	}
-	return t.steps[len(t.steps)-1].Action
-}
-
 // Action classes name what an action does without naming its object, for
 // the de-indexicalised offline reflections.
 const (

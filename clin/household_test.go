@@ -77,7 +77,8 @@ func TestHouseholdSmall(t *testing.T) {
 	}
 }
 
-// TestHouseholdValidUnseen is the measurement reported for issue 6: run with
+// TestHouseholdValidUnseen is the measurement of CLIN on the household
+// world's valid_unseen split: run with
 //
 //	go test ./clin -run TestHouseholdValidUnseen -household -household.iters 4 -v
 func TestHouseholdValidUnseen(t *testing.T) {

@@ -249,8 +249,8 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 	return items, nil
 }
 
-// noteMemory counts a memory generator's or the selection's reply (issue
-// 19): unusable when no item could be read from it (nothing is stored or
+// noteMemory counts a memory generator's or the selection's reply in the
+// usage account: unusable when no item could be read from it (nothing is stored or
 // shown: skipped).
 func noteMemory(ctx context.Context, purpose, reply string, found int) {
 	replyfmt.Note(ctx, purpose, reply, found > 0, llm.Skipped)

@@ -71,7 +71,7 @@ func (s *LLMSelector) Select(ctx context.Context, task envbridge.Task, items []A
 	}
 	sel := ParseSelection(r.Text, len(items))
 	// A reply that names no item is unusable: the controller then sees no
-	// memory this trial (skipped). Issue 19's account.
+	// memory this trial (skipped), and the usage account says so.
 	noteMemory(ctx, PurposeSelect, r.Text, len(sel))
 	return sel, nil
 }

@@ -103,7 +103,7 @@ func TestModelSelectsItems(t *testing.T) {
 	}
 }
 
-// The selection and the memory generator count their replies (issue 19): a
+// The selection and the memory generator count their replies: a
 // selection naming no item, or a memory reply with no abstraction in it, is
 // unusable and skipped.
 func TestSelectAndMemoryCountReplies(t *testing.T) {

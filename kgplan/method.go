@@ -119,7 +119,7 @@ type Stats struct {
 // its history) at the end of each episode and saves it with checkpoints, but
 // every episode starts from an empty graph (Start): the kept graphs are a
 // record of what was learnt and are not read back, so there is no lifelong
-// memory across tasks or trials yet (seed 003's point; issue 16, point 5).
+// memory across tasks or trials yet (seed 003's point).
 type Method struct {
 	cfg  Config
 	deps Deps
@@ -442,7 +442,7 @@ func (e *episode) effects(st pddl.Step) Update {
 	return u
 }
 
-// render writes a plan step as a household action (issue 2 grammar); the
+// render writes a plan step as a household action (ALFWorld's grammar); the
 // place action follows the admissible list's form ("put X in/on Y" or
 // "move X to Y").
 func (e *episode) render(st pddl.Step, admissible []string) string {

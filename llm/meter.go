@@ -45,7 +45,7 @@ type Stats struct {
 	// Errors is the number of calls that failed for good (the retry budget
 	// spent, a permanent refusal, the caller's deadline).
 	Errors int64 `json:"errors"`
-	// Parse accounting (issue 19): Replies is the number of model replies a
+	// Parse accounting: Replies is the number of model replies a
 	// role parsed; Repaired those that needed the shared normaliser to
 	// undo decoration (fences, preambles, bold labels, quotes, a JSON object
 	// where a line was asked); Unusable those it could not use at all, and

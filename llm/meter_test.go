@@ -132,7 +132,7 @@ func FuzzParsePrices(f *testing.F) {
 	})
 }
 
-// TestMeterAccount: the new fields of issue 19's usage account, and a call
+// TestMeterAccount: the reply-parse fields of the usage account, and a call
 // made with a method's meter in its context counted in both meters once.
 func TestMeterAccount(t *testing.T) {
 	run := NewMeter(nil)

@@ -8,7 +8,7 @@ import (
 	"github.com/samem/trainer/llm/offline"
 )
 
-// TestLoadSkipsJunk (issue 19 point 4): a checkpoint that holds memories
+// TestLoadSkipsJunk: a checkpoint that holds memories
 // made of a reply's decoration (saved by an earlier version: a fence line, a
 // chat preamble, an empty text) loads, reports each and skips it; the
 // stream then retrieves without error.

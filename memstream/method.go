@@ -242,8 +242,7 @@ func (e *episode) workingMemory(obs envbridge.Observation, got []Scored) arigrap
 	add := func(text string) {
 		ts := arigraph.Rules{}.Extract(e.style(), text, "", "").Triplets
 		g.Remove(func() []arigraph.Triplet {
-			var old []arigraph.Replacement
-			old = arigraph.RuleOutdated(g.Triplets(), ts)
+			old := arigraph.RuleOutdated(g.Triplets(), ts)
 			out := make([]arigraph.Triplet, len(old))
 			for i, r := range old {
 				out[i] = r.Old
@@ -405,7 +404,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	}
 	// A memory made of a reply's decoration (a fence line, a chat preamble,
 	// an empty text), saved by an earlier version, is reported and skipped:
-	// it would be embedded as nothing and stop every resume (issue 19).
+	// it would be embedded as nothing and stop every resume.
 	kept := mems[:0:0]
 	var notes []string
 	for _, mem := range mems {

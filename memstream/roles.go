@@ -105,7 +105,7 @@ type Insight struct {
 // outside 1..n are dropped, and a line without citations is kept with none.
 //
 // Fences, chat preambles ("Sure! Here are my insights:") and closing remarks
-// are never insights: they would become reflection memories (issue 19).
+// are never insights: they would become reflection memories.
 func ParseInsights(reply string, n int) []Insight {
 	var out []Insight
 	reply, _ = replyfmt.Clean(reply)

@@ -78,7 +78,7 @@ func comparison(b *strings.Builder, d Data) {
 	parseTable(b, d)
 }
 
-// parseTable is every role's reply-parse account (issue 19).
+// parseTable is every role's reply-parse account.
 func parseTable(b *strings.Builder, d Data) {
 	any := false
 	for _, m := range d.Methods {

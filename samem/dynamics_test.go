@@ -127,7 +127,7 @@ func TestTieMargin(t *testing.T) {
 		if ids["search"] == ids["open"] {
 			t.Fatalf("thought clusters %v", ids)
 		}
-		// The near-tie of issue 15: "search" slightly higher, "open" far
+		// The near-tie of the SAMem sweep: "search" slightly higher, "open" far
 		// better tested.
 		err := m.table.Set(1, ids["search"], 0.2411)
 		if err == nil {

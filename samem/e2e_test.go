@@ -46,7 +46,8 @@ func suiteAndTasks(t testing.TB) (*household.Suite, []envbridge.Task, []envbridg
 
 // TestOfflineLearns trains SAMem with the paper's defaults (5 tasks per type,
 // 9 iterations) on the household world with the offline roles and checks
-// issue 4's bar on valid_unseen: success >= 0.85 and >= 25 points above the
+// the offline backend's bar on valid_unseen: success >= 0.85 and >= 25
+// points above the
 // no-memory agent. Training runs with one worker, so the run (and the
 // verdict) is the same every time whatever the scheduler does; evaluation of
 // a frozen memory is deterministic with any number of workers.

@@ -168,8 +168,9 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 // Why: rewards are sparse, so a thought tried while its successor state had
 // no value yet gets Q = 0 (Eq. 4-5 with r = 0 and max Q(s') = 0) however
 // good it is, and under Eq. 6 the argmax then prefers any positive thought
-// for ever, even one worth little (issue 15: "process the item with the
-// appliance" tried once at 0, never again; 0.44 success on world seed 13).
+// for ever, even one worth little ("process the item with the appliance"
+// tried once at 0, never again; 0.44 success on world seed 13, measured
+// with the suite's task order: docs/results/2026-11-24-samem-sweep.md).
 // Exploring steps retry such thoughts so that their value is learned once
 // the successor's value is known. Unexplored thoughts the model has not
 // proposed here are still found by the free exploration of Eq. 6.

@@ -36,7 +36,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	if err := checkpoints.SaveSAMem(ctx, dir, st); err != nil {
 		return fmt.Errorf("save samem: %w", err)
 	}
-	// The cluster indexes as they are (issue 18), so that Load need not
+	// The cluster indexes as they are, so that Load need not
 	// rebuild them; derived files, rebuilt by Load when unusable.
 	for i, img := range images {
 		if img == nil {
@@ -158,7 +158,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	// longest of the three rather than their sum.
 	//
 	// The cluster indexes come back from their index files when these are
-	// usable (issue 18); otherwise they are rebuilt from the vectors, which
+	// usable; otherwise they are rebuilt from the vectors, which
 	// LoadSAMem has read and checked, with a note: an index file is derived
 	// data, and a damaged one costs time, never the checkpoint.
 	var (

@@ -44,7 +44,7 @@ type Config struct {
 	// Schedule is what t and T of Eq. 7 count: ScheduleStep (default, as
 	// Algorithm 1 decays epsilon after every step) or ScheduleEpisode. The
 	// default is the step schedule of the paper; it measured better on the
-	// household world (README, "SAMem sweep").
+	// household world (docs/results/2026-11-24-samem-sweep.md).
 	Schedule Schedule `json:"schedule,omitempty"`
 	// NoForgetting turns the forgetting step off (Fig. 6 compares the two).
 	NoForgetting bool `json:"no_forgetting"`
@@ -76,14 +76,14 @@ type Config struct {
 	ActionLevel bool `json:"action_level"`
 	// RetryZero lets exploring steps retry a tried thought whose Q is still
 	// 0 in a state that has a positive thought (episode.go, retryZero).
-	// Off by default (README, "SAMem sweep", has the measurement).
+	// Off by default (docs/results/2026-11-24-samem-sweep.md has the measurement).
 	RetryZero bool `json:"retry_zero,omitempty"`
 	// TieMargin makes evaluation's argmax (Sec. 3.3) treat as tied the
 	// thoughts of the matched state whose Q is within this fraction of the
 	// best, and follow the most visited of them (qlearn.Table.BestWithin).
 	// 0 (default) is the paper's plain argmax (ties by visits, then id).
-	// Training is unchanged. Not in seed 002; README, "SAMem sweep", has
-	// the measurement.
+	// Training is unchanged. Not in seed 002;
+	// docs/results/2026-11-24-samem-sweep.md has the measurement.
 	TieMargin float64 `json:"tie_margin,omitempty"`
 	// TaskProgress is read by the app for the offline summariser
 	// (summarize.Offline.TaskProgress): the task's progress is part of the
@@ -149,8 +149,8 @@ const (
 	ScheduleStep Schedule = "step"
 	// ScheduleEpisode counts episodes: t is the episode's index in the
 	// schedule and T the number of training episodes; epsilon is fixed
-	// within an episode. Kept as an option (README, "SAMem sweep", has the
-	// measurement).
+	// within an episode. Kept as an option
+	// (docs/results/2026-11-24-samem-sweep.md has the measurement).
 	ScheduleEpisode Schedule = "episode"
 )
 

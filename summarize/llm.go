@@ -127,7 +127,7 @@ func ParseReply(reply string) (string, error) {
 // ParseReplyRepaired is ParseReply that also says whether the reply needed
 // repair: a fence (with its language tag), a chat preamble or closing
 // remark, an emphasised label, quotes, or a JSON object around the summary
-// (internal/reply; issue 19: none of these may end up inside a state).
+// (internal/reply; none of these may end up inside a state).
 func ParseReplyRepaired(reply string) (string, bool, error) {
 	s, repaired := replyfmt.Clean(reply)
 	if v, ok := replyfmt.JSONString(s, "summary", "state", "situation"); ok {

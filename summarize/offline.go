@@ -34,8 +34,9 @@ const (
 	// objects than are already placed: the task is part of the situation
 	// (seed 002 Eq. 2 and Fig. 12 summarise the task together with the
 	// history), and delivering one of two does not end the task, so it is
-	// not the situation of a last delivery (issue 15: sharing one state made
-	// its value a mixture that depended on which task type trained last).
+	// not the situation of a last delivery (sharing one state made its value
+	// a mixture that depended on which task type trained last:
+	// docs/results/2026-11-24-samem-sweep.md).
 	FirstOfMore = "Standing by the goal place with one wanted piece, while the job calls for one more after it."
 	DestClosed  = "A shut lid or door still blocks the goal place, while the wanted item is carried."
 	MustExamine = "Holding the target object for examination; a light source must be reached."

@@ -232,7 +232,7 @@ func ParseReply(reply string) (thought, action string, err error) {
 }
 
 // ParseReplyRepaired is ParseReply that also says whether the reply needed
-// repair (issue 19's usage account): a fence, preamble or closing remark, a
+// repair (for the usage account): a fence, preamble or closing remark, a
 // JSON object, quotes around the whole reply or the action, markdown
 // emphasis or backticks.
 func ParseReplyRepaired(reply string) (thought, action string, repaired bool, err error) {

@@ -157,7 +157,7 @@ var HouseholdStrategies = []Strategy{
 	}},
 }
 
-// Offline is the rule-based thinker (issue 4): a fixed library of
+// Offline is the rule-based thinker: a fixed library of
 // de-indexicalised strategy thoughts and an executor that maps a strategy and
 // the admissible list onto one action. It sees only the observation text, the
 // goal and the admissible actions.

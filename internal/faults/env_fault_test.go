@@ -73,6 +73,9 @@ func noLeftovers(t *testing.T, started []int) {
 // recorded as failed with the reason, the process is replaced, the other
 // tasks are played and won, training finishes, and no process outlives it.
 func TestTrainSurvivesBrokenEnvironments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: training through crashing, hanging and garbage-printing environments (runs without -short)")
+	}
 	pids := t.TempDir()
 	tasks := []string{"ok-2", "crash-2", "ok-3", "hang-2", "garbage-2", "ok-1", "long-2", "ok-2b"}
 	// "ok-2b" is not a valid id: reset is answered with an error object,
@@ -134,6 +137,9 @@ func TestTrainSurvivesBrokenEnvironments(t *testing.T) {
 // TestSuiteCloseLeavesNoProcess checks the bare driver: a hung environment
 // is killed at the deadline and reaped.
 func TestHungEnvironmentIsKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a hung environment's deadline (runs without -short)")
+	}
 	pids := t.TempDir()
 	ctx := context.Background()
 	suite, err := jsonl.NewSuite(ctx, jsonl.Config{Command: faults.EnvCommand(faults.EnvOptions{Tasks: []string{"hang-1"}, PIDDir: pids}), RequestTimeout: 6 * time.Second})

@@ -1,5 +1,5 @@
-// Package faults holds fault-injection helpers for the reliability tests
-// (issue 11): an OpenAI-protocol handler that plays SAMem's roles and a
+// Package faults holds fault-injection helpers for the reliability tests:
+// an OpenAI-protocol handler that plays SAMem's roles and a
 // fault schedule on top of it, a server that goes away and comes back, a
 // JSON-lines environment program that crashes, hangs or prints garbage on
 // chosen tasks, a method wrapper whose checkpoint writes fail like a full

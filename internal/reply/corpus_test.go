@@ -56,7 +56,7 @@ func okErr(ok bool) error {
 	return nil
 }
 
-// TestCorpus (issue 19 point 5): the reply shapes real chat models produce,
+// TestCorpus: the reply shapes real chat models produce,
 // per role, as golden inputs: every one is read as its plain form is.
 func TestCorpus(t *testing.T) {
 	b, err := os.ReadFile("testdata/corpus.json")

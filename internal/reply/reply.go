@@ -1,5 +1,5 @@
 // Package reply undoes the decoration chat models put around the answer a
-// prompt asked for, for every role that parses model output (issue 19): a
+// prompt asked for, for every role that parses model output: a
 // markdown code fence with or without a language tag, a preamble ("Sure!
 // Here is my answer:") and a closing remark ("Let me know if ..."), bold or
 // italic labels ("**Action:** go to drawer 1"), quotes and trailing
@@ -64,7 +64,7 @@ func Clean(s string) (out string, changed bool) {
 	}
 	out = strings.TrimSpace(strings.Join(lines, "\n"))
 	// A reply of several lines wrapped whole in one pair of double quotes
-	// (and holding no other): the quotes belong to no line (issue 19).
+	// (and holding no other): the quotes belong to no line.
 	if strings.Contains(out, "\n") {
 		out, _ = Unwrap(out)
 	}
@@ -218,7 +218,8 @@ func Junk(line string) bool {
 }
 
 // Note records in the meter of ctx (if any) how role purpose used reply
-// (issue 19): when found is false nothing usable was read from it and then
+// (the usage account): when found is false nothing usable was read from it
+// and then
 // says what the role did instead; otherwise it was used, repaired when
 // Clean had to drop decoration.
 func Note(ctx context.Context, purpose, reply string, found bool, then llm.Then) {

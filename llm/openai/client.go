@@ -247,7 +247,7 @@ type member struct {
 	failedAt atomic.Int64
 	// answered is set once this server has answered in the API's JSON: a
 	// web page from it afterwards is a proxy's passing fault (retried), not
-	// a wrong base URL (issue 19 point 7).
+	// a wrong base URL.
 	answered atomic.Bool
 }
 
@@ -477,7 +477,8 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		return llm.Response{}, fmt.Errorf("chat: no chat model: %w", ErrConfig)
 	}
 	creq := goopenai.ChatCompletionRequest{
-		Model:     model,
+		Model: model,
+		//lint:ignore SA1019 max_tokens is the field every OpenAI-compatible server reads (vLLM, Ollama, llama.cpp); max_completion_tokens is OpenAI's own
 		MaxTokens: req.MaxTokens,
 		Seed:      req.Seed,
 		Stop:      req.Stop,
