@@ -31,11 +31,14 @@ var (
 	reEmph = regexp.MustCompile(`^[*_]{1,3}([^*_\n]{1,40}?)\s*(:?)\s*[*_]{1,3}\s*(:?)`)
 )
 
-// Clean returns the answer of a reply: the content of its first fenced
-// block when it has one, without preamble and closing-remark lines, trimmed;
+// Clean returns the answer of a reply: without reasoning (Strip), the
+// content of its first fenced block when it has one, without preamble and closing-remark lines, trimmed;
 // changed reports that something was removed.
 func Clean(s string) (out string, changed bool) {
 	orig := strings.TrimSpace(s)
+	// Reasoning is never part of the answer (Ask takes it out before any
+	// parser runs; this keeps parsers called on raw text safe too).
+	s, _, _ = Strip(s)
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	lines := strings.Split(s, "\n")
 	// A fenced block: keep its inside (the first one).

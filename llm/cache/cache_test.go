@@ -149,6 +149,12 @@ func TestChatKey(t *testing.T) {
 		{"no seed", func(r *llm.Request) string { r.Seed = nil; return "m" }, false},
 		{"max tokens", func(r *llm.Request) string { r.MaxTokens = 11; return "m" }, false},
 		{"stop", func(r *llm.Request) string { r.Stop = nil; return "m" }, false},
+		{"asked again", func(r *llm.Request) string { r.Again = 2; return "m" }, true},
+		{"schema", func(r *llm.Request) string {
+			r.Schema = &llm.Schema{Name: "answer", JSON: []byte(`{"type":"object"}`)}
+			return "m"
+		}, false},
+		{"reasoning effort", func(r *llm.Request) string { r.ReasoningEffort = "low"; return "m" }, false},
 	}
 	for _, tc := range tests {
 		r := base
@@ -157,6 +163,17 @@ func TestChatKey(t *testing.T) {
 		if got := string(chatKey(model, r)) == k0; got != tc.same {
 			t.Errorf("%s: same key = %v, want %v", tc.name, got, tc.same)
 		}
+	}
+	a, b := base, base
+	a.Schema = &llm.Schema{Name: "answer", JSON: []byte(`{"type":"object"}`)}
+	b.Schema = &llm.Schema{Name: "answer", JSON: []byte(`{"type":"array"}`)}
+	if string(chatKey("m", a)) == string(chatKey("m", b)) {
+		t.Error("two schemas of one name share a key")
+	}
+	// A request without a schema or effort keeps the key it had before they
+	// were part of the request, so earlier caches still answer.
+	if got := fmt.Sprintf("%x", chatKey("m", base)); got != "7b129ac56e2b19b87979222b4a1ceab20a3927e3de081a5efd5dc1986ca7e8e2" {
+		t.Errorf("the key of a request without schema or effort changed: %s", got)
 	}
 	if string(embedKey("m", 16, "a")) == string(embedKey("m", 32, "a")) ||
 		string(embedKey("m", 16, "a")) == string(embedKey("m2", 16, "a")) ||
