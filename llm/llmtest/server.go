@@ -494,7 +494,7 @@ func chatBody(c Call, rep Reply) []byte {
 			"finish_reason": cmpOr(rep.FinishReason, "stop"),
 			"logprobs":      nil,
 		}},
-		"usage": usage,
+		"usage":              usage,
 		"system_fingerprint": "fp_llmtest",
 	})
 	return b
