@@ -3,12 +3,15 @@
 package golden
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/samem/trainer/internal/jsonschema"
 	"github.com/samem/trainer/llm"
 )
 
@@ -44,4 +47,23 @@ func Messages(msgs []llm.Message) []byte {
 		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
 	}
 	return []byte(b.String())
+}
+
+// Schema pins a role's structured-output schema: it must keep to the
+// subset every structured-output server takes (jsonschema.Strict), and its
+// indented JSON must equal testdata/schema-<name>.json.golden.
+func Schema(t testing.TB, s *llm.Schema) {
+	t.Helper()
+	if s == nil || s.Name == "" {
+		t.Fatalf("schema %v has no name", s)
+	}
+	if err := jsonschema.Strict(s.JSON); err != nil {
+		t.Errorf("schema %s: %v", s.Name, err)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, s.JSON, "", "  "); err != nil {
+		t.Fatalf("schema %s: %v", s.Name, err)
+	}
+	b.WriteByte('\n')
+	Check(t, "schema-"+s.Name+".json.golden", b.Bytes())
 }

@@ -48,6 +48,9 @@ type Answer struct {
 	Structured bool
 	// Response is the reply as the Chatter returned it.
 	Response llm.Response
+	// Calls is the number of calls made for the answer (Ask's unusable
+	// replies included; 1 from Get).
+	Calls int
 }
 
 // Get sends req and returns its answer with the reasoning taken out, and
@@ -61,7 +64,7 @@ func Get(ctx context.Context, chat llm.Chatter, req llm.Request) (Answer, error)
 		return Answer{}, err
 	}
 	text, inContent, found := Strip(resp.Text)
-	a := Answer{Text: text, Structured: resp.Structured, Response: resp}
+	a := Answer{Text: text, Structured: resp.Structured, Response: resp, Calls: 1}
 	field := strings.TrimSpace(resp.Reasoning)
 	a.Reasoning = strings.TrimSpace(field + "\n\n" + inContent)
 	if found || field != "" {
@@ -124,6 +127,7 @@ func Ask(ctx context.Context, chat llm.Chatter, req llm.Request, attempts int, t
 	cur := req
 	for n := 1; ; n++ {
 		a, err := Get(ctx, chat, cur)
+		a.Calls = n
 		unusable := errors.Is(err, ErrCutOff) || errors.Is(err, ErrEmpty)
 		if err != nil && !unusable {
 			return a, err
