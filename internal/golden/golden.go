@@ -51,8 +51,18 @@ func Messages(msgs []llm.Message) []byte {
 
 // Schema pins a role's structured-output schema: it must keep to the
 // subset every structured-output server takes (jsonschema.Strict), and its
-// indented JSON must equal testdata/schema-<name>.json.golden.
+// indented JSON must equal testdata/<SchemaFile(s)>.
 func Schema(t testing.TB, s *llm.Schema) {
+	t.Helper()
+	Check(t, SchemaFile(s), SchemaJSON(t, s))
+}
+
+// SchemaFile is the name of the golden file of s.
+func SchemaFile(s *llm.Schema) string { return "schema-" + s.Name + ".json.golden" }
+
+// SchemaJSON checks s as Schema does and returns its indented JSON, for a
+// package with a golden helper of its own.
+func SchemaJSON(t testing.TB, s *llm.Schema) []byte {
 	t.Helper()
 	if s == nil || s.Name == "" {
 		t.Fatalf("schema %v has no name", s)
@@ -65,5 +75,5 @@ func Schema(t testing.TB, s *llm.Schema) {
 		t.Fatalf("schema %s: %v", s.Name, err)
 	}
 	b.WriteByte('\n')
-	Check(t, "schema-"+s.Name+".json.golden", b.Bytes())
+	return b.Bytes()
 }
