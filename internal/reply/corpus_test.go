@@ -10,6 +10,7 @@ import (
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/clin"
 	"github.com/samem/trainer/forget"
+	"github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/memstream"
 	"github.com/samem/trainer/summarize"
 	"github.com/samem/trainer/thought"
@@ -77,6 +78,41 @@ func TestCorpus(t *testing.T) {
 			got, err := parse(c.Reply)
 			if err != nil || got != c.Want {
 				t.Errorf("%s: %q -> %q, %v; want %q", role, c.Reply, got, err, c.Want)
+			}
+		}
+	}
+}
+
+// TestCorpusWithReasoning: every reply of the corpus, wrapped in the
+// reasoning shapes of reasoning models' content (a think block, only its
+// closing tag, harmony's channels) around reasoning that itself looks like
+// an answer, is read as its plain form is once the reasoning is out.
+func TestCorpusWithReasoning(t *testing.T) {
+	b, err := os.ReadFile("testdata/corpus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus map[string][]struct{ Reply, Want string }
+	if err := json.Unmarshal(b, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	const poison = "Thought: poison\nAction: poison\nis_valid: False\nSummary: poison\nReflection: poison\n9"
+	shapes := []func(string) string{
+		func(r string) string { return "<think>\n" + poison + "\n</think>\n\n" + r },
+		func(r string) string { return poison + "\n</think>\n\n" + r },
+		func(r string) string {
+			return "<|channel|>analysis<|message|>" + poison + "<|end|><|start|>assistant<|channel|>final<|message|>" + r + "<|return|>"
+		},
+	}
+	for role, cases := range corpus {
+		parse := parsers[role]
+		for _, c := range cases {
+			for i, shape := range shapes {
+				answer, _, found := reply.Strip(shape(c.Reply))
+				got, err := parse(answer)
+				if !found || err != nil || got != c.Want {
+					t.Errorf("%s, shape %d: %q -> %q, %v; want %q", role, i, c.Reply, got, err, c.Want)
+				}
 			}
 		}
 	}
