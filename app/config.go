@@ -11,9 +11,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/samem/trainer/llm"
 
 	"github.com/samem/trainer/llm/local"
 	"github.com/samem/trainer/samem"
@@ -167,6 +171,15 @@ type LLMConfig struct {
 	Cache string `json:"cache,omitempty"`
 	// SendDimensions sends EmbedDim to the server (text-embedding-3-*).
 	SendDimensions bool `json:"send_dimensions,omitempty"`
+	// Structured says when roles send their JSON schema as response_format
+	// (-structured): "" (auto: on for servers that take it), "on" or "off".
+	Structured string `json:"structured,omitempty"`
+	// ReasoningEffort is sent as reasoning_effort with every chat request
+	// (-reasoning-effort; "": none).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// MaxTokens bounds the replies of every role or of some (-max-tokens,
+	// llm.ParseMaxTokens: "N", "role=N,...", or both); "": the roles' own.
+	MaxTokens string `json:"max_tokens,omitempty"`
 
 	APIKey string `json:"-"` // from OPENAI_API_KEY, never written anywhere
 }
@@ -316,6 +329,9 @@ func (c *Config) Validate() error {
 	if c.LLM.EmbedDim < 1 {
 		return bad("embed-dim", "%d: need at least 1", c.LLM.EmbedDim)
 	}
+	if err := c.LLM.validateReasoning(); err != nil {
+		return err
+	}
 	switch c.Ablation {
 	case "":
 	case "no-q":
@@ -349,6 +365,48 @@ func (c *Config) Validate() error {
 		return bad("tie-margin", "%v: want a fraction in [0, 1)", m)
 	}
 	return nil
+}
+
+// ModelRoles are the accounting names of the roles that ask a chat model,
+// as -max-tokens names them: a role ("summarize", "clin.controller") is
+// named by itself or by the part before its dot.
+var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory"}
+
+var reEffort = regexp.MustCompile(`^[a-z][a-z_-]{0,19}$`)
+
+// validateReasoning checks -structured, -reasoning-effort and -max-tokens,
+// and writes -structured auto as "".
+func (c *LLMConfig) validateReasoning() error {
+	bad := func(flag string, format string, args ...any) error {
+		return fmt.Errorf("%w: -%s: %s", ErrConfig, flag, fmt.Sprintf(format, args...))
+	}
+	switch c.Structured {
+	case "", "auto":
+		c.Structured = ""
+	case "on", "off":
+	default:
+		return bad("structured", "%q: want auto, on or off", c.Structured)
+	}
+	if c.ReasoningEffort != "" && !reEffort.MatchString(c.ReasoningEffort) {
+		return bad("reasoning-effort", "%q: want a level such as none, minimal, low, medium or high", c.ReasoningEffort)
+	}
+	bounds, err := llm.ParseMaxTokens(c.MaxTokens)
+	if err != nil {
+		return bad("max-tokens", "%v", err)
+	}
+	for name := range bounds {
+		if role, _, _ := strings.Cut(name, "."); name != "" && !slices.Contains(ModelRoles, role) {
+			return bad("max-tokens", "%q names no role (roles: %s, or one of theirs such as clin.controller)", name, strings.Join(ModelRoles, ", "))
+		}
+	}
+	return nil
+}
+
+// Settings are the model settings of the configuration that apply to every
+// chat request (see llm.Settings); c must have passed Validate.
+func (c LLMConfig) Settings() llm.Settings {
+	bounds, _ := llm.ParseMaxTokens(c.MaxTokens)
+	return llm.Settings{MaxTokens: bounds, ReasoningEffort: c.ReasoningEffort, NoSchemas: c.Structured == "off"}
 }
 
 // EmbedBackend is the backend of the embedder: Embed when set, else

@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -51,6 +52,9 @@ func Bind(fs *flag.FlagSet, cfg *app.Config) *Lists {
 	fs.Float64Var(&cfg.LLM.Temperature, "temperature", cfg.LLM.Temperature, "sampling temperature of the thinker (summariser and checker always use 0; 0 is sent as 0)")
 	fs.StringVar(&cfg.LLM.Prices, "prices", cfg.LLM.Prices, "prices for cost estimates, USD per 1M tokens: model=prompt/completion,... e.g. gpt-4o-mini=0.15/0.60")
 	fs.StringVar(&cfg.LLM.Cache, "cache", cfg.LLM.Cache, "response cache `file` (default <run>/llm-cache.db; off disables it)")
+	fs.StringVar(&cfg.LLM.Structured, "structured", cmp.Or(cfg.LLM.Structured, "auto"), "structured outputs: on sends each role's JSON schema (response_format json_schema, strict) and reads the JSON answer; auto does so for servers that take it (a server answering 400 about response_format is noted once and read as text); off never sends one (local models: llama.cpp grammars from the schema)")
+	fs.StringVar(&cfg.LLM.ReasoningEffort, "reasoning-effort", cfg.LLM.ReasoningEffort, "reasoning models: sent as reasoning_effort with every chat request, e.g. none, minimal, low, medium, high (empty: not sent; servers that do not take it may refuse the request)")
+	fs.StringVar(&cfg.LLM.MaxTokens, "max-tokens", cfg.LLM.MaxTokens, "bound on the tokens of a reply, reasoning included: N for every role and/or role=N,... by accounting name (summarize, think, act, check, clin.controller, or a method's prefix such as clin); sent as max_completion_tokens to servers that refuse max_tokens; a reply cut off at its bound is unusable and asked again with twice the room (default: each role's own bound)")
 
 	fs.Var(float32Flag{&cfg.SAMem.Threshold}, "threshold", "samem: cosine similarity threshold of state clustering (default 0.85, seed 002 Sec. 4.4)")
 	fs.Var(float32Flag{&cfg.SAMem.ThoughtThreshold}, "thought-threshold", "samem: cosine similarity threshold of thought clustering (default 0.85)")
