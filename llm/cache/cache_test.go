@@ -392,3 +392,31 @@ func BenchmarkEmbedHit(b *testing.B) {
 		}
 	}
 }
+
+// TestReplayKeepsReasoning: a replayed reply is the one the server gave,
+// its reasoning, finish reason, structured flag and reasoning tokens
+// included, so a cut-off reply is as unusable on replay as it was live.
+func TestReplayKeepsReasoning(t *testing.T) {
+	srv := llmtest.NewServer(t, func(llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: `{"summary": "x"`, Reasoning: "hmm", ReasoningField: "reasoning", FinishReason: "length", ReasoningTokens: 5}
+	})
+	path := filepath.Join(t.TempDir(), "c")
+	c := open(t, path, Options{})
+	req := llm.Request{Purpose: "summarize", Messages: []llm.Message{msg("user", "u")},
+		Schema: &llm.Schema{Name: "summary", JSON: []byte(`{"type":"object"}`)}}
+	live, err := c.Chatter(client(t, srv, "k"), "chat-m").Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := c.Chatter(nil, "chat-m").Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !replay.Cached || replay.Text != live.Text || replay.Reasoning != "hmm" || !replay.CutOff() || !replay.Structured || replay.Usage.ReasoningTokens != 5 {
+		t.Errorf("live %+v, replay %+v", live, replay)
+	}
+	req.Schema = nil
+	if _, err := c.Chatter(nil, "chat-m").Chat(context.Background(), req); !errors.Is(err, ErrMiss) {
+		t.Errorf("the request without its schema was answered: %v", err)
+	}
+}
