@@ -532,5 +532,5 @@ func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action stri
 		return "", "", err
 	}
 	return DecideOrNot(ctx, l.Chat, llm.Request{Purpose: PurposeDecide, Messages: []llm.Message{{Role: "user", Content: p}},
-		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: DecideSchema})
+		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: replyfmt.WithChoices(DecideSchema, "action_to_take", wm.Actions)})
 }

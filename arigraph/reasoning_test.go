@@ -25,7 +25,7 @@ func TestRolesStructured(t *testing.T) {
 		llmtest.Scripted{Text: `{"replacements": [{"outdated": {"subject": "apple", "relation": "in", "object": "table"}, "actual": {"subject": "apple", "relation": "in", "object": "fridge"}}]}`, Structured: true},
 		llmtest.Scripted{Text: `{"needs_exploration": true}`, Structured: true},
 		llmtest.Scripted{Text: `{"main_goal": "eat", "plan_steps": [{"sub_goal": "find the apple", "reason": "not found"}], "your_emotion": {"your_current_emotion": "calm", "reason_behind_emotion": "fine"}}`, Structured: true},
-		llmtest.Scripted{Text: `{"reason_for_action": "it is there", "action_to_take": "take apple"}`, Structured: true},
+		llmtest.Scripted{Text: `{"reason_for_action": "it is there", "action_to_take": "go north"}`, Structured: true},
 	)
 	l := &LLM{Chat: c}
 	m := llm.NewMeter(nil)
@@ -47,7 +47,7 @@ func TestRolesStructured(t *testing.T) {
 		t.Errorf("Plan = %q, %v", plan, err)
 	}
 	reason, action, err := l.Decide(ctx, sampleWM())
-	if err != nil || reason != "it is there" || action != "take apple" {
+	if err != nil || reason != "it is there" || action != "go north" {
 		t.Errorf("Decide = %q, %q, %v", reason, action, err)
 	}
 	for _, p := range []string{PurposeExtract, PurposeReplace, PurposeExplore, PurposePlan, PurposeDecide} {
@@ -57,9 +57,13 @@ func TestRolesStructured(t *testing.T) {
 	}
 	want := []*llm.Schema{ExtractSchema, ReplaceSchema, ExploreSchema, PlanSchema, DecideSchema}
 	for i, r := range c.Requests() {
-		if r.Schema != want[i] {
-			t.Errorf("request %d (%s): schema %v", i, r.Purpose, r.Schema)
+		if r.Schema.Name != want[i].Name {
+			t.Errorf("request %d (%s): schema %s", i, r.Purpose, r.Schema.Name)
 		}
+	}
+	// The decision's action is limited to the possible actions.
+	if d := c.Requests()[4].Schema; !strings.Contains(string(d.JSON), `"enum":["go north","go to room a"]`) {
+		t.Errorf("decide schema %s", d.JSON)
 	}
 }
 

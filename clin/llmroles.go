@@ -112,7 +112,10 @@ func (c *LLMController) Next(ctx context.Context, in ControllerInput) (Proposal,
 	if err != nil {
 		return Proposal{}, err
 	}
-	req := llm.Request{Purpose: PurposeController, Messages: msgs, Temperature: c.Temperature, MaxTokens: 256, Schema: ControllerSchema}
+	// With an admissible list the action is one of it by construction where
+	// the server enforces the schema.
+	schema := replyfmt.WithChoices(ControllerSchema, "action", in.Obs.Admissible)
+	req := llm.Request{Purpose: PurposeController, Messages: msgs, Temperature: c.Temperature, MaxTokens: 256, Schema: schema}
 	var r Reply
 	_, err = replyfmt.Ask(ctx, c.Chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
 		var ok, repaired bool

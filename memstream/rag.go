@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/arigraph"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -86,5 +87,5 @@ func (d *Decider) Decide(ctx context.Context, wm RAGMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	return arigraph.DecideOrNot(ctx, d.Chat, d.request(PurposeDecide, p, arigraph.DecideSchema))
+	return arigraph.DecideOrNot(ctx, d.Chat, d.request(PurposeDecide, p, replyfmt.WithChoices(arigraph.DecideSchema, "action_to_take", wm.Actions)))
 }

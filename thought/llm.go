@@ -99,7 +99,9 @@ type Asker struct {
 	Temperature float64
 	MaxTokens   int
 	MaxAttempts int // default DefaultMaxAttempts
-	// Schema is the structured answer asked for (nil: ThoughtActionSchema).
+	// Schema is the structured answer asked for (nil: ThoughtActionSchema);
+	// with an admissible list its "action" is limited to it by an enum
+	// (replyfmt.WithChoices).
 	Schema *llm.Schema
 }
 
@@ -122,6 +124,7 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 	if schema == nil {
 		schema = ThoughtActionSchema
 	}
+	schema = replyfmt.WithChoices(schema, "action", admissible)
 	base := llm.Request{Purpose: a.Purpose, Messages: append([]llm.Message(nil), msgs...), Temperature: a.Temperature, MaxTokens: a.MaxTokens, Schema: schema}
 	cur := base
 	var last Decision

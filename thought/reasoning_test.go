@@ -8,6 +8,7 @@ import (
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/golden"
+	"github.com/samem/trainer/internal/jsonschema"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
 )
@@ -56,8 +57,18 @@ func TestReasoningNeverAThought(t *testing.T) {
 	if got := st[PurposeAct]; got != (llm.Stats{Replies: 2, Unusable: 1, AskedAgain: 1, Reasoned: 2}) {
 		t.Errorf("act counts %+v", got)
 	}
-	if reqs[0].Schema != ThoughtSchema || reqs[2].Schema != ActionSchema {
-		t.Errorf("schemas %v, %v", reqs[0].Schema, reqs[2].Schema)
+	if reqs[0].Schema != ThoughtSchema || reqs[2].Schema.Name != ActionSchema.Name {
+		t.Errorf("schemas %s, %s", reqs[0].Schema.Name, reqs[2].Schema.Name)
+	}
+	// The action call limits its answer to the admissible actions.
+	if err := jsonschema.Strict(reqs[2].Schema.JSON); err != nil {
+		t.Errorf("action schema with choices: %v", err)
+	}
+	for _, v := range []string{`{"action": "look"}`, `{"action": "fly"}`} {
+		err := jsonschema.Validate(reqs[2].Schema.JSON, []byte(v))
+		if (err == nil) != strings.Contains(v, "look") {
+			t.Errorf("%s against the action schema: %v", v, err)
+		}
 	}
 	if !strings.Contains(reqs[1].Messages[1].Content, "ran out of room") || reqs[1].MaxTokens != 400 {
 		t.Errorf("asked again with %d tokens:\n%s", reqs[1].MaxTokens, reqs[1].Messages[1].Content)

@@ -108,3 +108,16 @@ func TestDecode(t *testing.T) {
 		}
 	}
 }
+
+func TestWithChoices(t *testing.T) {
+	s := &llm.Schema{Name: "a", JSON: []byte(`{"type":"object","properties":{"action":{"type":"string"},"n":{"type":"integer"}},"required":["action","n"],"additionalProperties":false}`)}
+	got := WithChoices(s, "action", []string{"look", "go north"})
+	if got.Name != "a" || !strings.Contains(string(got.JSON), `"enum":["look","go north"]`) || strings.Contains(string(s.JSON), "enum") {
+		t.Errorf("WithChoices = %s (original %s)", got.JSON, s.JSON)
+	}
+	for _, same := range []*llm.Schema{WithChoices(s, "action", nil), WithChoices(s, "n", []string{"1"}), WithChoices(s, "missing", []string{"x"})} {
+		if same != s {
+			t.Errorf("WithChoices changed %s", same.JSON)
+		}
+	}
+}

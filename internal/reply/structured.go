@@ -40,3 +40,30 @@ func Decode(text string, v any) bool {
 	}
 	return json.Unmarshal([]byte(t), v) == nil
 }
+
+// WithChoices is s with the string property prop (at the top level) limited
+// to choices by an enum, so that a server that enforces the schema can only
+// answer one of them (an admissible action, by construction); s itself
+// when choices is empty or s has no such property. The name stays: the
+// role and its golden-pinned schema are the same, the choices are the
+// step's.
+func WithChoices(s *llm.Schema, prop string, choices []string) *llm.Schema {
+	if s == nil || len(choices) == 0 {
+		return s
+	}
+	var obj map[string]any
+	if json.Unmarshal(s.JSON, &obj) != nil {
+		return s
+	}
+	props, _ := obj["properties"].(map[string]any)
+	p, _ := props[prop].(map[string]any)
+	if p == nil || p["type"] != "string" {
+		return s
+	}
+	p["enum"] = choices
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return s
+	}
+	return &llm.Schema{Name: s.Name, JSON: b}
+}

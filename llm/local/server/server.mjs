@@ -193,9 +193,11 @@ async function loadChat() {
   const chat = new LlamaChat({ contextSequence: sequence });
   const name = opt("model-name", "local-chat");
   let counter = 0;
-  // Grammars by schema text: compiling one takes a while, and every role
-  // sends the same schema each time.
+  // Grammars by schema text: compiling one takes a while, and a role sends
+  // the same schema each time (action roles add the step's admissible
+  // actions, so the oldest are dropped past a bound).
   const grammars = new Map();
+  const maxGrammars = 64;
   const grammarFor = async (rf) => {
     if (rf === undefined || rf === null) return undefined;
     if (typeof rf !== "object" || Array.isArray(rf)) throw new BadRequest("response_format: want an object");
@@ -205,6 +207,7 @@ async function loadChat() {
     if (!schema || typeof schema !== "object") throw new BadRequest("response_format.json_schema.schema: want a JSON schema object");
     const key = JSON.stringify(schema);
     if (!grammars.has(key)) {
+      if (grammars.size >= maxGrammars) grammars.delete(grammars.keys().next().value);
       try {
         grammars.set(key, await llama.createGrammarForJsonSchema(schema));
       } catch (e) {
