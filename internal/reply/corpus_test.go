@@ -57,9 +57,10 @@ func okErr(ok bool) error {
 	return nil
 }
 
-// TestCorpus (issue 19 point 5): the reply shapes real chat models produce,
-// per role, as golden inputs: every one is read as its plain form is.
-func TestCorpus(t *testing.T) {
+// readCorpus reads testdata/corpus.json: per role, replies and the part the
+// role's parser must read from each.
+func readCorpus(t *testing.T) map[string][]struct{ Reply, Want string } {
+	t.Helper()
 	b, err := os.ReadFile("testdata/corpus.json")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,13 @@ func TestCorpus(t *testing.T) {
 	if err := json.Unmarshal(b, &corpus); err != nil {
 		t.Fatal(err)
 	}
-	for role, cases := range corpus {
+	return corpus
+}
+
+// TestCorpus (issue 19 point 5): the reply shapes real chat models produce,
+// per role, as golden inputs: every one is read as its plain form is.
+func TestCorpus(t *testing.T) {
+	for role, cases := range readCorpus(t) {
 		parse := parsers[role]
 		if parse == nil {
 			t.Errorf("role %s has no parser in this test", role)
@@ -88,14 +95,7 @@ func TestCorpus(t *testing.T) {
 // closing tag, harmony's channels) around reasoning that itself looks like
 // an answer, is read as its plain form is once the reasoning is out.
 func TestCorpusWithReasoning(t *testing.T) {
-	b, err := os.ReadFile("testdata/corpus.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var corpus map[string][]struct{ Reply, Want string }
-	if err := json.Unmarshal(b, &corpus); err != nil {
-		t.Fatal(err)
-	}
+	corpus := readCorpus(t)
 	const poison = "Thought: poison\nAction: poison\nis_valid: False\nSummary: poison\nReflection: poison\n9"
 	shapes := []func(string) string{
 		func(r string) string { return "<think>\n" + poison + "\n</think>\n\n" + r },
