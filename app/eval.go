@@ -43,7 +43,10 @@ type EvalResult struct {
 	FallbackShare    float64              `json:"fallback_share"`
 	MeasuresFallback bool                 `json:"measures_fallback,omitempty"`
 	Tokens           int64                `json:"tokens"`
-	CostUSD          float64              `json:"cost_usd"`
+	// ReasoningTokens is the part of Tokens' completion tokens the model
+	// spent reasoning, as the server reported them (0 when it does not).
+	ReasoningTokens int64   `json:"reasoning_tokens"`
+	CostUSD         float64 `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
@@ -386,9 +389,10 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 		// The tokens the method consumed, whether a server or the response
 		// cache answered (so methods compare alike with or without a cache);
 		// what was paid is CostUSD and the usage account.
-		Tokens:  usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
-		CostUSD: usage.Total.CostUSD,
-		ByType:  map[string]runner.Summary{}, Usage: usage,
+		Tokens:          usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
+		ReasoningTokens: usage.Total.ReasoningTokens,
+		CostUSD:         usage.Total.CostUSD,
+		ByType:          map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
 	for role, st := range usage.ByPurpose {
@@ -530,7 +534,11 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 				fb += " (measures its fallback rules)"
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, r.Tokens, runner.FormatSize(r.Memory))
+		tokens := fmt.Sprint(r.Tokens)
+		if r.ReasoningTokens > 0 {
+			tokens += fmt.Sprintf(" (%d reasoning)", r.ReasoningTokens)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, tokens, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
 }

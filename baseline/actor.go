@@ -6,6 +6,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
@@ -14,8 +15,13 @@ import (
 	"github.com/samem/trainer/thought"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
+
+// ReflectionSchema is the JSON schema of Reflexion's structured answer
+// ({"reflection": "..."}), beside its prompts. The running summary uses
+// summarize.Schema, the actors thought.ThoughtActionSchema.
+var ReflectionSchema = replyfmt.LoadSchema(promptFS, "prompts/reflection.schema.json", "reflection")
 
 var prompts = template.Must(template.New("").
 	Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).

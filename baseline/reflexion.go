@@ -158,21 +158,38 @@ func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error 
 		if err != nil {
 			return err
 		}
-		resp, err := e.r.chat.Chat(ctx, llm.Request{Purpose: ReflexionName + ".reflect", Messages: msgs, MaxTokens: e.r.cfg.ReflectMaxTokens})
-		if err != nil {
+		req := llm.Request{Purpose: ReflexionName + ".reflect", Messages: msgs, MaxTokens: e.r.cfg.ReflectMaxTokens, Schema: ReflectionSchema}
+		_, err = replyfmt.Ask(ctx, e.r.chat, req, 0, llm.Skipped, func(a replyfmt.Answer) (repaired bool, err error) {
+			text, repaired, err = ParseReflectionAnswer(a)
+			return repaired, err
+		})
+		if errors.Is(err, replyfmt.ErrUnusable) {
+			// No usable reflection within the budget: none is stored.
+			text = ""
+		} else if err != nil {
 			return fmt.Errorf("reflect: %w", err)
 		}
-		if text, err = ParseReflection(resp.Text); err != nil {
-			llm.NoteUnusable(ctx, ReflexionName+".reflect", llm.Skipped)
-			return fmt.Errorf("reflect: %w", err)
-		}
-		_, repaired := replyfmt.Clean(resp.Text)
-		llm.NoteParsed(ctx, ReflexionName+".reflect", repaired)
 	}
 	if text != "" {
 		e.r.add(e.start.Task.ID, text)
 	}
 	return nil
+}
+
+// ParseReflectionAnswer reads a reflection: the JSON's "reflection" when
+// the server was asked for the schema and answered with it, else the text;
+// both as ParseReflection reads them.
+func ParseReflectionAnswer(a replyfmt.Answer) (string, bool, error) {
+	var v struct {
+		Reflection string `json:"reflection"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		s, err := ParseReflection(v.Reflection)
+		return s, false, err
+	}
+	s, err := ParseReflection(a.Text)
+	_, repaired := replyfmt.Clean(a.Text)
+	return s, repaired, err
 }
 
 // reflectionsFile is the file Save writes in a checkpoint directory.

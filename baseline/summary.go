@@ -3,7 +3,10 @@ package baseline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+
+	replyfmt "github.com/samem/trainer/internal/reply"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
@@ -107,16 +110,19 @@ func (e *summaryEpisode) update(ctx context.Context, obs envbridge.Observation) 
 	if err != nil {
 		return err
 	}
-	resp, err := e.m.chat.Chat(ctx, llm.Request{Purpose: SummaryName + ".update", Messages: msgs, MaxTokens: e.m.cfg.SummaryMaxTokens})
+	req := llm.Request{Purpose: SummaryName + ".update", Messages: msgs, MaxTokens: e.m.cfg.SummaryMaxTokens, Schema: summarize.Schema}
+	var s string
+	_, err = replyfmt.Ask(ctx, e.m.chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (repaired bool, err error) {
+		s, repaired, err = summarize.ParseAnswer(a)
+		return repaired, err
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		// No usable summary within the budget: the summary so far stays.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("summary update: %w", err)
 	}
-	s, repaired, err := summarize.ParseReplyRepaired(resp.Text)
-	if err != nil {
-		llm.NoteUnusable(ctx, SummaryName+".update", llm.Skipped)
-		return fmt.Errorf("summary update: %w", err)
-	}
-	llm.NoteParsed(ctx, SummaryName+".update", repaired)
 	e.summary = s
 	return nil
 }

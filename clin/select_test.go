@@ -2,6 +2,7 @@ package clin
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -104,22 +105,29 @@ func TestModelSelectsItems(t *testing.T) {
 }
 
 // The selection and the memory generator count their replies: a
-// selection naming no item, or a memory reply with no abstraction in it, is
-// unusable and skipped.
+// selection naming no item (without saying "none"), or a memory reply with
+// no abstraction in it, is unusable: asked again, then skipped.
 func TestSelectAndMemoryCountReplies(t *testing.T) {
 	c := llmtest.NewChatter(t,
-		"Items 1 and 2.",                   // used
-		"None of these seem to matter.",    // unusable
-		"```\nRelevant: 2\n```",            // repaired
-		"I learned a lot from this trial.", // memory: unusable
+		"Items 1 and 2.",                                        // used
+		"None of these seem to matter.",                         // used: nothing selected
+		"```\nRelevant: 2\n```",                                 // repaired
+		"I cannot tell.", "<think>1, 2</think>", "Hard to say.", // unusable: asked again twice, skipped
+		"I learned a lot from this trial.", "Much.", "Nothing to add.", // memory: the same
 	)
 	m := llm.NewMeter(nil)
 	ctx := llm.WithMeter(context.Background(), m)
 	sel := &LLMSelector{Chat: c}
-	for range 3 {
-		if _, err := sel.Select(ctx, heatApple, goldenMemory); err != nil {
+	var got [][]int
+	for range 4 {
+		s, err := sel.Select(ctx, heatApple, goldenMemory)
+		if err != nil {
 			t.Fatal(err)
 		}
+		got = append(got, s)
+	}
+	if fmt.Sprint(got) != "[[0 1] [] [1] []]" {
+		t.Errorf("selections %v", got)
 	}
 	gen := &LLMGenerator{Chat: c}
 	items, err := gen.Adapt(ctx, AdaptInput{Task: heatApple})
@@ -127,10 +135,10 @@ func TestSelectAndMemoryCountReplies(t *testing.T) {
 		t.Fatalf("Adapt = %v, %v; want no items", items, err)
 	}
 	r := m.Report()
-	if s := r.ByPurpose[PurposeSelect]; s.Replies != 3 || s.Repaired != 1 || s.Unusable != 1 || s.Skipped != 1 {
-		t.Errorf("%s: %+v; want 3 replies, 1 repaired, 1 unusable and skipped", PurposeSelect, s)
+	if s := r.ByPurpose[PurposeSelect]; s != (llm.Stats{Replies: 6, Repaired: 1, Unusable: 3, AskedAgain: 2, Skipped: 1, Reasoned: 1}) {
+		t.Errorf("%s: %+v", PurposeSelect, s)
 	}
-	if s := r.ByPurpose[PurposeAdapt]; s.Replies != 1 || s.Unusable != 1 || s.Skipped != 1 {
-		t.Errorf("%s: %+v; want 1 reply, unusable and skipped", PurposeAdapt, s)
+	if s := r.ByPurpose[PurposeAdapt]; s != (llm.Stats{Replies: 3, Unusable: 3, AskedAgain: 2, Skipped: 1}) {
+		t.Errorf("%s: %+v", PurposeAdapt, s)
 	}
 }

@@ -3,6 +3,7 @@ package samem
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
@@ -23,6 +24,10 @@ type episode struct {
 	matched   bool  // state is a known cluster (always in Train)
 	started   bool
 	thought   int64 // thought cluster of the last Act (Train)
+	// unstored marks a step of the last Act with no thought (or, at action
+	// level, no action) to store: the model gave no usable one, so the
+	// step's transition is not learned (the thought is never made up).
+	unstored bool
 }
 
 // locate summarises obs into a state and finds its cluster: in training the
@@ -76,8 +81,10 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	if err != nil {
 		return agent.Decision{}, err
 	}
-	if e.s.Mode == agent.Train {
-		key := memoryKey(e.m.cfg, d)
+	e.unstored = false
+	if key := memoryKey(e.m.cfg, d); e.s.Mode == agent.Train && strings.TrimSpace(key) == "" {
+		e.unstored = true
+	} else if e.s.Mode == agent.Train {
 		vec, err := e.m.embed(ctx, key)
 		if err != nil {
 			return agent.Decision{}, fmt.Errorf("thought: %w", err)
@@ -102,7 +109,7 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	if err := e.locate(ctx, tr.Decision.Action, tr.Result.Observation); err != nil {
 		return err
 	}
-	if e.s.Mode != agent.Train {
+	if e.s.Mode != agent.Train || e.unstored {
 		return nil
 	}
 	terminal := tr.Result.Done && !tr.Result.Truncated

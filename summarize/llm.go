@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
@@ -13,10 +14,14 @@ import (
 	"github.com/samem/trainer/llm"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
 
 var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Schema is the JSON schema of the summariser's structured answer
+// ({"summary": "..."}), beside its prompts.
+var Schema = replyfmt.LoadSchema(promptFS, "prompts/summary.schema.json", "summary")
 
 // Purpose is the accounting name of the summariser's model calls.
 const Purpose = "summarize"
@@ -68,18 +73,41 @@ func (s *llmSession) Summarize(ctx context.Context, action string, obs envbridge
 			s.history = s.history[len(s.history)-n:]
 		}
 	}
-	resp, err := s.cfg.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: s.cfg.MaxTokens})
+	req := llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: s.cfg.MaxTokens, Schema: Schema}
+	var state string
+	_, err = replyfmt.Ask(ctx, s.cfg.chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (repaired bool, err error) {
+		state, repaired, err = ParseAnswer(a)
+		return repaired, err
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		// No usable summary within the budget: the state is the raw
+		// observation, SAMem's "w/o situation processing" form (Table 2).
+		return Fallback(obs), nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("summarize: %w", err)
 	}
-	state, repaired, err := ParseReplyRepaired(resp.Text)
-	if err != nil {
-		// The caller stops the episode: the reply is not used at all.
-		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
-		return "", err
-	}
-	llm.NoteParsed(ctx, Purpose, repaired)
 	return state, nil
+}
+
+// Fallback is the state of an observation no usable summary was given for:
+// the observation itself, as Raw makes it.
+func Fallback(obs envbridge.Observation) string {
+	s, _ := rawSession{}.Summarize(context.Background(), "", obs)
+	return s
+}
+
+// ParseAnswer reads a summariser's answer: the "summary" of its JSON when
+// the server was asked for the schema and answered with it, else the text
+// (ParseReplyRepaired); the summary is read the same way in both cases.
+func ParseAnswer(a replyfmt.Answer) (string, bool, error) {
+	var v struct {
+		Summary string `json:"summary"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		return ParseReplyRepaired(v.Summary)
+	}
+	return ParseReplyRepaired(a.Text)
 }
 
 // Messages renders the summariser's prompt: the style's system prompt and a

@@ -32,8 +32,15 @@ type Session interface {
 	Summarize(ctx context.Context, action string, obs envbridge.Observation) (string, error)
 }
 
-// ErrEmptySummary is returned when a model answers with no usable summary.
+// ErrEmptySummary is returned by the reply parsers for a reply with no
+// usable summary. The model-backed summariser never returns it: it asks
+// again, then falls back to the raw observation (LLM, Fallback).
 var ErrEmptySummary = errors.New("empty summary")
+
+// NoObservation is the state of an empty observation when the state is the
+// observation itself (Raw, and the model's fallback): a state is never
+// empty.
+const NoObservation = "(nothing observed)"
 
 // MaxStateLen bounds a state's length in bytes; longer model replies are cut
 // at a word boundary so that a runaway reply cannot bloat memory.
@@ -51,7 +58,7 @@ type rawSession struct{}
 func (rawSession) Summarize(_ context.Context, _ string, obs envbridge.Observation) (string, error) {
 	s := clip(fold(obs.Text), MaxStateLen)
 	if s == "" {
-		return "", ErrEmptySummary
+		return NoObservation, nil
 	}
 	return s, nil
 }
