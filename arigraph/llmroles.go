@@ -314,7 +314,7 @@ type jsonTriplet struct {
 }
 
 func (j jsonTriplet) triplet() Triplet {
-	return Triplet{Subject: j.Subject, Relation: j.Relation, Object: j.Object}.Norm()
+	return Triplet(j).Norm()
 }
 
 // ParseTripletsAnswer reads an extraction answer: the JSON's triplets when

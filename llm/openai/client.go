@@ -567,6 +567,7 @@ func (c *Client) shape(creq goopenai.ChatCompletionRequest, req llm.Request, m *
 		if m.completionTokens.Load() {
 			creq.MaxCompletionTokens = req.MaxTokens
 		} else {
+			//lint:ignore SA1019 max_tokens is the field every OpenAI-compatible server reads (vLLM, Ollama, llama.cpp); max_completion_tokens is sent to servers that refuse it
 			creq.MaxTokens = req.MaxTokens
 		}
 	}
@@ -599,6 +600,7 @@ func (c *Client) adapt(m *member, r goopenai.ChatCompletionRequest, err error) b
 	msg = strings.ToLower(msg)
 	refused := status == http.StatusBadRequest || status == http.StatusUnprocessableEntity
 	switch {
+	//lint:ignore SA1019 reading the deprecated field is how a refusal of max_tokens is recognised
 	case r.MaxTokens > 0 && (errors.Is(err, goopenai.ErrReasoningModelMaxTokensDeprecated) ||
 		refused && (strings.Contains(msg, "max_completion_tokens") ||
 			strings.Contains(msg, "max_tokens") && strings.Contains(msg, "support"))):
