@@ -216,6 +216,11 @@ func (s Structured) String() string {
 func (s *Structured) Set(v string) error {
 	return setEnum(s, v, "structured-output mode", structuredNames, map[string]Structured{"auto": StructuredAuto})
 }
+
+// UnmarshalText reads a config.json or experiment-file value as Set does,
+// so that "auto" is stored as "" there too.
+func (s *Structured) UnmarshalText(b []byte) error { return s.Set(string(b)) }
+
 func (s Structured) valid() bool {
 	return s == StructuredAuto || s == StructuredOn || s == StructuredOff
 }

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -13,13 +14,20 @@ import (
 // default), and Settings carries them to every request.
 func TestReasoningSettingsConfig(t *testing.T) {
 	c := app.Defaults()
-	c.LLM.Structured, c.LLM.ReasoningEffort, c.LLM.MaxTokens = "auto", "low", "1024,check=64,clin=300"
+	if err := c.LLM.Structured.Set("auto"); err != nil {
+		t.Fatal(err)
+	}
+	c.LLM.ReasoningEffort, c.LLM.MaxTokens = "low", "1024,check=64,clin=300"
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	s := c.LLM.Settings()
 	if c.LLM.Structured != "" || s.NoSchemas || s.ReasoningEffort != "low" || s.MaxTokensFor("check") != 64 || s.MaxTokensFor("clin.memory") != 300 || s.MaxTokensFor("summarize") != 1024 {
 		t.Errorf("settings %+v from %+v", s, c.LLM)
+	}
+	var fromJSON app.Config
+	if err := json.Unmarshal([]byte(`{"llm": {"structured": "auto"}}`), &fromJSON); err != nil || fromJSON.LLM.Structured != app.StructuredAuto {
+		t.Errorf(`config.json "auto": %q, %v; want "" (auto)`, fromJSON.LLM.Structured, err)
 	}
 	c.LLM.Structured = "off"
 	if err := c.Validate(); err != nil || !c.LLM.Settings().NoSchemas {
