@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
-	"github.com/samem/trainer/thought"
 )
 
 // Config configures the AriGraph method. Zero fields take the defaults.
@@ -214,7 +214,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, err
 		}
 		if obs.Admissible != nil && !slices.Contains(wm.Actions, action) {
-			match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, action, wm.Actions)
+			match, _, ok, err := actions.MatchAdmissible(ctx, e.m.emb, action, wm.Actions)
 			if err != nil {
 				return agent.Decision{}, err
 			}

@@ -27,7 +27,7 @@ type Deps struct {
 	// offline thinker of package thought and the rules of this package).
 	Chat llm.Chatter
 	// Embed maps a proposed action onto the admissible list when it is not
-	// an exact match (thought.MatchAdmissible); nil: exact matches only.
+	// an exact match (actions.MatchAdmissible); nil: exact matches only.
 	Embed llm.Embedder
 }
 

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/thought"
 )
 
 // episode is one trial of CLIN.
@@ -92,7 +92,7 @@ func (e *episode) execute(ctx context.Context, p Proposal, in ControllerInput) (
 	if cand == "" {
 		cand = p.Goal
 	}
-	match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, cand, in.Obs.Admissible)
+	match, _, ok, err := actions.MatchAdmissible(ctx, e.m.emb, cand, in.Obs.Admissible)
 	return match, ok, err
 }
 

@@ -11,12 +11,12 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
-	"github.com/samem/trainer/thought"
 )
 
 // Config configures the memory-stream method. Zero fields take the defaults.
@@ -184,7 +184,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, err
 		}
 		if obs.Admissible != nil && !slices.Contains(obs.Admissible, action) {
-			match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, action, obs.Admissible)
+			match, _, ok, err := actions.MatchAdmissible(ctx, e.m.emb, action, obs.Admissible)
 			if err != nil {
 				return agent.Decision{}, err
 			}

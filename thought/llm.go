@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/fold"
 	"github.com/samem/trainer/llm"
@@ -91,7 +92,7 @@ type Asker struct {
 	MaxAttempts int // default DefaultMaxAttempts
 }
 
-// Ask sends msgs, parses the reply and matches its action (MatchAdmissible);
+// Ask sends msgs, parses the reply and matches its action (actions.MatchAdmissible);
 // on a miss it tells the model and asks again, up to MaxAttempts calls. When
 // every attempt misses, the last proposed action is returned unmatched and
 // the environment answers it in its own words ("Nothing happens.").
@@ -113,7 +114,7 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
 		last = Decision{Thought: th, Action: act, Attempts: i}
-		match, _, ok, err := MatchAdmissible(ctx, a.Embedder, act, admissible)
+		match, _, ok, err := actions.MatchAdmissible(ctx, a.Embedder, act, admissible)
 		if err != nil {
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}

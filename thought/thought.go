@@ -6,7 +6,7 @@
 // Fig. 13-15; by default two calls, the thought from the state and then the
 // action, Eq. 3; optionally one call replying "Thought: ... / Action: ...") and Offline (a fixed library
 // of de-indexicalised strategy thoughts and a rule-based executor). Both map
-// the proposed action onto the admissible list with MatchAdmissible.
+// the proposed action onto the admissible list with actions.MatchAdmissible.
 package thought
 
 import (

@@ -1,4 +1,8 @@
-package thought
+// Package actions holds the environment-neutral helpers every method uses to
+// turn a proposed action into one the environment accepts: matching onto the
+// admissible list (exactly, then by embedding similarity). It knows nothing
+// of any world's wording, so that every method may use it.
+package actions
 
 import (
 	"context"
