@@ -7,6 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	baselineoff "github.com/samem/trainer/baseline/offline"
+
+	forgetoff "github.com/samem/trainer/forget/offline"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
+
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/baseline"
@@ -73,13 +79,13 @@ var registry = map[string]entry{
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
 	baseline.FullHistoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewFullHistory(baseline.FullHistoryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewFullHistory(baseline.FullHistoryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()})
 	}},
 	baseline.SummaryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()})
 	}},
 	baseline.ReflexionName: {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewReflexion(baseline.ReflexionConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewReflexion(baseline.ReflexionConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()})
 	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
@@ -154,14 +160,14 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 		// "w/o situation processing" (seed 002 Table 2): the raw observation is the state.
 		return summarize.Raw{}
 	case b.Offline():
-		return summarize.Offline{TaskProgress: cfg.SAMem.TaskProgress}
+		return sumoff.Summarizer{TaskProgress: cfg.SAMem.TaskProgress}
 	}
 	return summarize.NewLLM(b.Chat)
 }
 
 func thinker(cfg Config, b *Backend) thought.Thinker {
 	if b.Offline() {
-		return thought.Offline{}
+		return thoughtoff.Thinker{}
 	}
 	t := thought.NewLLM(b.Chat, b.Embedder)
 	t.Temperature = cfg.LLM.Temperature
@@ -171,7 +177,7 @@ func thinker(cfg Config, b *Backend) thought.Thinker {
 
 func checker(b *Backend) forget.Checker {
 	if b.Offline() {
-		return forget.Offline{}
+		return forgetoff.Checker{}
 	}
 	return forget.NewLLM(b.Chat)
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/summarize"
+
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/thought"
@@ -23,12 +26,47 @@ var prompts = template.Must(template.New("").
 
 // Deps are the models a baseline uses.
 type Deps struct {
-	// Chat is the language model; nil selects the offline roles (the
-	// offline thinker of package thought and the rules of this package).
+	// Chat is the language model; nil selects Offline's roles.
 	Chat llm.Chatter
 	// Embed maps a proposed action onto the admissible list when it is not
 	// an exact match (actions.MatchAdmissible); nil: exact matches only.
 	Embed llm.Embedder
+	// Offline are the rule-based roles that stand in for the model when
+	// Chat is nil (package baseline/offline's Roles gives them all); a
+	// baseline built without a model and without its roles is refused
+	// with ErrConfig.
+	Offline Offline
+}
+
+// Offline are the roles the baselines run on without a model.
+type Offline struct {
+	// Summarizer and Thinker are the summary baseline's: SAMem's offline
+	// summariser and thinker.
+	Summarizer summarize.Summarizer
+	Thinker    thought.Thinker
+	// History is the actor of the full-history and Reflexion baselines,
+	// with Reflexion's reflection on a failed trial.
+	History HistoryActor
+}
+
+// HistoryActor starts the offline actor of one full-history or Reflexion
+// episode.
+type HistoryActor interface {
+	// Begin starts an episode shown the stored reflections (Reflexion's;
+	// none for the full-history baseline).
+	Begin(s agent.Start, reflections []string) HistorySession
+}
+
+// HistorySession is one episode of an offline history actor. It sees every
+// observation and action of the episode, as the model's actor does.
+type HistorySession interface {
+	// Act decides the next step from the latest observation.
+	Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error)
+	// Observe is told what the decided action led to.
+	Observe(action, text string)
+	// Reflect is the reflection on the episode as a failed trial, "" when
+	// it has nothing to say.
+	Reflect() string
 }
 
 // ActorConfig tunes the LLM actor shared by the baselines. Zero fields take

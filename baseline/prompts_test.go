@@ -30,7 +30,7 @@ func TestActorPromptsGolden(t *testing.T) {
 	}{
 		{"fullhistory-household", envbridge.StyleHousehold, View{Goal: goal, History: history, Current: current, Admissible: adm}},
 		{"fullhistory-omitted", envbridge.StyleHousehold, View{Goal: goal, History: history[:1], Omitted: 2, Current: current, Admissible: append([]string{"move apple 1 to fridge 1"}, adm...)}},
-		{"reflexion-household", envbridge.StyleHousehold, View{Goal: goal, Reflections: []string{LessonFind, "I kept checking the inventory. Next time go straight to the microwave."}, History: history, Current: current, Admissible: adm}},
+		{"reflexion-household", envbridge.StyleHousehold, View{Goal: goal, Reflections: []string{"The target object was never found: go through the receptacles not checked yet, opening the closed ones, before anything else.", "I kept checking the inventory. Next time go straight to the microwave."}, History: history, Current: current, Admissible: adm}},
 		{"summary-science", envbridge.StyleScience, View{Goal: "boil water.", Summary: "You are in the kitchen. The pot is on the stove.", Current: Step{Action: "activate stove", Text: "The stove is now activated."}, Admissible: []string{"look around", "wait1"}}},
 		{"fullhistory-fiction", envbridge.StyleFiction, View{Goal: "Find the treasure.", History: []Step{{Text: "West of House. There is a small mailbox here."}}, Current: Step{Action: "open mailbox", Text: "Opening the small mailbox reveals a leaflet."}}},
 	} {

@@ -31,15 +31,18 @@ type SummaryConfig struct {
 // the summary and the current observation instead of the history. Nothing
 // carries over between episodes.
 //
-// Offline (Deps.Chat nil) the summary is summarize.Offline's state and the
-// actor thought.Offline. The offline thinker decides from the observation
-// text alone and does not read the state, so offline this baseline decides
+// Offline (Deps.Chat nil) the summary is Deps.Offline.Summarizer's state and
+// the actor Deps.Offline.Thinker: with SAMem's offline roles (package
+// baseline/offline's Roles) the thinker decides from the observation text
+// alone and does not read the state, so offline this baseline decides
 // exactly as NoMemory does with the same random source; it is there so that
 // the LLM runs have an offline counterpart in the same reports.
 type Summary struct {
 	cfg   SummaryConfig
 	chat  llm.Chatter
 	actor *actor // nil offline
+	sum   summarize.Summarizer
+	th    thought.Thinker
 }
 
 // NewSummary returns the iterative-summary baseline.
@@ -52,6 +55,8 @@ func NewSummary(cfg SummaryConfig, deps Deps) (*Summary, error) {
 	s := &Summary{cfg: cfg, chat: deps.Chat}
 	if deps.Chat != nil {
 		s.actor = &actor{chat: deps.Chat, emb: deps.Embed, cfg: cfg.Actor, purpose: SummaryName + ".act"}
+	} else if s.sum, s.th = deps.Offline.Summarizer, deps.Offline.Thinker; s.sum == nil || s.th == nil {
+		return nil, fmt.Errorf("%w: %s: no model and no offline summariser and thinker", ErrConfig, SummaryName)
 	}
 	return s, nil
 }
@@ -63,8 +68,8 @@ func (*Summary) Name() string { return SummaryName }
 func (m *Summary) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
 	e := &summaryEpisode{m: m, start: s}
 	if m.actor == nil {
-		e.sum = summarize.Offline{}.Begin(s.Task, s.Style)
-		e.th = thought.Offline{}.Begin(s.Task, s.Style, s.Rand)
+		e.sum = m.sum.Begin(s.Task, s.Style)
+		e.th = m.th.Begin(s.Task, s.Style, s.Rand)
 	}
 	return e, nil
 }

@@ -5,18 +5,19 @@ import (
 	"math"
 	"testing"
 
+	forgetoff "github.com/samem/trainer/forget/offline"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
+
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/forget"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/qlearn"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
 )
 
 func newTest(t *testing.T, cfg Config) *Method {
 	t.Helper()
-	m, err := New(cfg, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)})
+	m, err := New(cfg, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestScheduleUnits(t *testing.T) {
 	if got := newTest(t, Config{NoDecay: true}).Epsilon(start); got != 1 {
 		t.Errorf("no-decay epsilon %v, want 1", got)
 	}
-	if _, err := New(Config{Schedule: "hourly"}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)}); err == nil {
+	if _, err := New(Config{Schedule: "hourly"}, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)}); err == nil {
 		t.Error("an unknown schedule was accepted")
 	}
 }
@@ -162,7 +163,7 @@ func TestTieMargin(t *testing.T) {
 		}
 	}
 	for _, bad := range []float64{-0.1, 1, math.NaN()} {
-		if _, err := New(Config{TieMargin: bad}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)}); err == nil {
+		if _, err := New(Config{TieMargin: bad}, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)}); err == nil {
 			t.Errorf("tie margin %v was accepted", bad)
 		}
 	}

@@ -123,16 +123,20 @@ func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	st := &m.stats
+	if mode == agent.Eval {
+		st = &m.evalStats
+	}
 	count := func(guided bool) {
 		if guided {
-			m.stats.Guided++
+			st.Guided++
 		} else {
-			m.stats.Free++
+			st.Free++
 		}
 	}
 	if !matched {
 		if mode == agent.Eval {
-			m.stats.Unmatched++
+			st.Unmatched++
 		}
 		count(false)
 		return ""

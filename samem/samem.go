@@ -86,7 +86,7 @@ type Config struct {
 	// the measurement.
 	TieMargin float64 `json:"tie_margin,omitempty"`
 	// TaskProgress is read by the app for the offline summariser
-	// (summarize.Offline.TaskProgress): the task's progress is part of the
+	// (summarize/offline.Summarizer.TaskProgress): the task's progress is part of the
 	// household state. SAMem itself does not use it.
 	TaskProgress bool `json:"task_progress,omitempty"`
 }
@@ -189,7 +189,11 @@ type Method struct {
 	forgetter *forget.Forgetter
 	step      int64             // training transitions applied (the Q-table's step clock)
 	pruned    map[[2]int64]bool // (state, thought) pairs forgetting rejected; never retried
-	stats     Stats
+	stats     Stats // of training, saved with the memory
+	// evalStats counts evaluation steps apart from stats, so that
+	// evaluating leaves the saved memory as it was (agenttest's
+	// eval-frozen clause); it is never saved.
+	evalStats Stats
 	vecs      vecCache
 	loadNotes []string // of the last Load (LoadNotes)
 }
@@ -202,7 +206,7 @@ type Stats struct {
 	// CleanedStates and CleanedThoughts are the clusters removed by the
 	// optional clean-up (Config.ForgetDropZero), beyond the paper's step.
 	CleanedStates, CleanedThoughts int
-	Guided, Free                   int // steps with and without guidance from memory
+	Guided, Free                   int // training steps with and without guidance from memory
 	Unmatched                      int // evaluation steps whose state matched no cluster
 }
 
@@ -252,7 +256,9 @@ func (m *Method) Config() Config { return m.cfg }
 func (m *Method) Stats() Stats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.stats
+	st := m.stats
+	st.Unmatched = m.evalStats.Unmatched
+	return st
 }
 
 // Counters implements agent.Counter: the forgetting step's checks and

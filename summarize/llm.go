@@ -148,7 +148,7 @@ func ParseReplyRepaired(reply string) (string, bool, error) {
 			s, repaired = t, true
 		}
 	}
-	s = clip(strings.TrimSpace(s), MaxStateLen)
+	s = Clip(strings.TrimSpace(s), MaxStateLen)
 	if s == "" {
 		return "", repaired, fmt.Errorf("summarize: reply %q: %w", truncate(reply, 80), ErrEmptySummary)
 	}

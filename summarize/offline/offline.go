@@ -1,4 +1,9 @@
-package summarize
+// Package offline is SAMem's summariser without a model: household states
+// read from the text by package belief and worded de-indexicalised, one
+// sentence per situation; for other styles the first sentences of the
+// current observation. It stands in for the LLM summariser of package
+// summarize in offline runs and tests.
+package offline
 
 import (
 	"context"
@@ -7,6 +12,7 @@ import (
 
 	"github.com/samem/trainer/belief"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/summarize"
 )
 
 // Situations of the offline summariser's household states. The forgetting
@@ -84,18 +90,18 @@ func householdState(b *belief.Belief, progress bool) string {
 	}
 }
 
-// Offline is the rule-based summariser: household states from a belief
+// Summarizer is the rule-based summariser: household states from a belief
 // built from the text, and for other styles the current observation reduced
 // to its first sentences (Jericho-style summarising of the current
 // observation only, seed 002 Appendix A).
-type Offline struct {
+type Summarizer struct {
 	// TaskProgress adds the task's progress to household states
 	// (HouseholdStateProgress): off by default; see FirstOfMore.
 	TaskProgress bool
 }
 
 // Begin implements Summarizer.
-func (o Offline) Begin(t envbridge.Task, style envbridge.Style) Session {
+func (o Summarizer) Begin(t envbridge.Task, style envbridge.Style) summarize.Session {
 	if style == envbridge.StyleHousehold {
 		return &householdSession{b: belief.New(t.Goal), progress: o.TaskProgress}
 	}
@@ -129,9 +135,9 @@ func (textSession) Summarize(_ context.Context, _ string, obs envbridge.Observat
 		t = fold(strings.NewReplacer("[", " ", "]", " ", "*", " ", ">", " ").Replace(obs.Text))
 	}
 	if t == "" {
-		return "", ErrEmptySummary
+		return "", summarize.ErrEmptySummary
 	}
-	return clip(firstSentences(t, MaxSentences), MaxStateLen), nil
+	return summarize.Clip(firstSentences(t, MaxSentences), summarize.MaxStateLen), nil
 }
 
 // firstSentences keeps the first n sentences of s.
@@ -147,3 +153,6 @@ func firstSentences(s string, n int) string {
 	}
 	return s
 }
+
+// fold collapses runs of white space into single spaces.
+func fold(s string) string { return strings.Join(strings.Fields(s), " ") }

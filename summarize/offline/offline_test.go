@@ -1,4 +1,4 @@
-package summarize
+package offline
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/samem/trainer/belief"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/llm/offline"
+	llmoffline "github.com/samem/trainer/llm/offline"
 )
 
 // situations are one example state of each household situation.
@@ -34,7 +34,7 @@ func TestSituationsSeparate(t *testing.T) {
 	for n, s := range sit {
 		names, texts = append(names, n), append(texts, s)
 	}
-	vecs, err := offline.New(offline.DefaultDim).Embed(context.Background(), texts)
+	vecs, err := llmoffline.New(llmoffline.DefaultDim).Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSituationsSeparate(t *testing.T) {
 
 // TestHouseholdStates follows an episode's text through the offline summariser.
 func TestHouseholdStates(t *testing.T) {
-	s := Offline{}.Begin(envbridge.Task{Goal: "put a hot apple in fridge."}, envbridge.StyleHousehold)
+	s := Summarizer{}.Begin(envbridge.Task{Goal: "put a hot apple in fridge."}, envbridge.StyleHousehold)
 	steps := []struct{ action, obs, want string }{
 		{"", "You are in the middle of a room. Looking quickly around you, you see a cabinet 1, a countertop 1, a fridge 1, and a microwave 1.\n\nYour task is to: put a hot apple in fridge.", Searching},
 		{"go to cabinet 1", "You arrive at cabinet 1. The cabinet 1 is closed.", FacingClosed},
@@ -88,7 +88,7 @@ func ExampleHouseholdState() {
 }
 
 func TestFictionSummary(t *testing.T) {
-	s := Offline{}.Begin(envbridge.Task{}, envbridge.StyleFiction)
+	s := Summarizer{}.Begin(envbridge.Task{}, envbridge.StyleFiction)
 	got, err := s.Summarize(context.Background(), "north", envbridge.Observation{Text: "[Your score has just gone up by one point.]\nKitchen\nYou are in a kitchen. A door leads north. There is a key here. It glints."})
 	want := "Kitchen You are in a kitchen. A door leads north. There is a key here."
 	if err != nil || got != want {

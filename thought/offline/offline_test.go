@@ -1,4 +1,4 @@
-package thought
+package offline
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/llm/offline"
+	llmoffline "github.com/samem/trainer/llm/offline"
+	"github.com/samem/trainer/thought"
 )
 
 // TestStrategiesSeparate checks that no two library thoughts share a thought
@@ -15,7 +16,7 @@ import (
 func TestStrategiesSeparate(t *testing.T) {
 	const limit = 0.80
 	for name, lib := range map[string][]string{"household": householdThoughts, "fiction": FictionStrategies} {
-		vecs, err := offline.New(offline.DefaultDim).Embed(context.Background(), lib)
+		vecs, err := llmoffline.New(llmoffline.DefaultDim).Embed(context.Background(), lib)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,26 +36,26 @@ func TestStrategiesSeparate(t *testing.T) {
 
 func TestOfflineGuidedFollowsGuide(t *testing.T) {
 	task := envbridge.Task{Goal: "put a clean egg in microwave."}
-	s := Offline{}.Begin(task, envbridge.StyleHousehold, rand.New(rand.NewPCG(1, 2)))
+	s := Thinker{}.Begin(task, envbridge.StyleHousehold, rand.New(rand.NewPCG(1, 2)))
 	ctx := context.Background()
 	first := "You are in the middle of a room. Looking quickly around you, you see a countertop 1, a microwave 1, and a sinkbasin 1.\n\nYour task is to: put a clean egg in microwave."
 	adm := []string{"go to countertop 1", "go to microwave 1", "go to sinkbasin 1", "inventory", "look"}
-	d, err := s.Think(ctx, Input{Obs: envbridge.Observation{Text: first, Admissible: adm}, Guide: Search})
+	d, err := s.Think(ctx, thought.Input{Obs: envbridge.Observation{Text: first, Admissible: adm}, Guide: Search})
 	if err != nil || d.Action != "go to countertop 1" || d.Thought != Search {
 		t.Fatalf("Think(search) = %+v, %v", d, err)
 	}
 	adm2 := []string{"go to microwave 1", "go to sinkbasin 1", "take egg 1 from countertop 1", "inventory", "look"}
-	d, _ = s.Think(ctx, Input{Obs: envbridge.Observation{Text: "You arrive at countertop 1. On the countertop 1, you see a egg 1.", Admissible: adm2}, Guide: TakeHere})
+	d, _ = s.Think(ctx, thought.Input{Obs: envbridge.Observation{Text: "You arrive at countertop 1. On the countertop 1, you see a egg 1.", Admissible: adm2}, Guide: TakeHere})
 	if d.Action != "take egg 1 from countertop 1" {
 		t.Fatalf("Think(take) = %+v", d)
 	}
 	adm3 := []string{"go to countertop 1", "go to microwave 1", "go to sinkbasin 1", "inventory", "look"}
-	d, _ = s.Think(ctx, Input{Obs: envbridge.Observation{Text: "You pick up the egg 1 from the countertop 1.", Admissible: adm3}, Guide: ToAppliance})
+	d, _ = s.Think(ctx, thought.Input{Obs: envbridge.Observation{Text: "You pick up the egg 1 from the countertop 1.", Admissible: adm3}, Guide: ToAppliance})
 	if d.Action != "go to sinkbasin 1" {
 		t.Fatalf("Think(to appliance) = %+v", d)
 	}
 	// A guide that does not apply here (nothing to open) is not followed.
-	d, _ = s.Think(ctx, Input{Obs: envbridge.Observation{Text: "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.", Admissible: []string{"go to countertop 1", "clean egg 1 with sinkbasin 1", "look"}}, Guide: OpenHere})
+	d, _ = s.Think(ctx, thought.Input{Obs: envbridge.Observation{Text: "You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.", Admissible: []string{"go to countertop 1", "clean egg 1 with sinkbasin 1", "look"}}, Guide: OpenHere})
 	if d.Thought == OpenHere {
 		t.Fatalf("Think followed a guide that does not apply: %+v", d)
 	}
@@ -64,8 +65,8 @@ func TestOfflineExploresAmongApplicable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	seen := map[string]bool{}
 	for i := 0; i < 200; i++ {
-		s := Offline{}.Begin(envbridge.Task{Goal: "put some apple on countertop."}, envbridge.StyleHousehold, rng)
-		d, _ := s.Think(context.Background(), Input{Obs: envbridge.Observation{
+		s := Thinker{}.Begin(envbridge.Task{Goal: "put some apple on countertop."}, envbridge.StyleHousehold, rng)
+		d, _ := s.Think(context.Background(), thought.Input{Obs: envbridge.Observation{
 			Text:       "You are in the middle of a room. Looking quickly around you, you see a countertop 1, and a fridge 1.",
 			Admissible: []string{"go to countertop 1", "go to fridge 1", "inventory", "look"}}})
 		seen[d.Thought] = true

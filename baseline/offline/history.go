@@ -1,6 +1,7 @@
-package baseline
+package offline
 
 import (
+	"github.com/samem/trainer/baseline"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ const nothingHappens = "Nothing happens."
 type tracker struct {
 	style envbridge.Style
 	b     *belief.Belief // household only
-	steps []Step
+	steps []baseline.Step
 	// before is the situation in which the last action was taken.
 	before string
 	// spent holds situation+"\x00"+action for actions that had no effect there.
@@ -60,7 +61,7 @@ func newTracker(t envbridge.Task, style envbridge.Style) *tracker {
 
 // observe records that action (empty for the first observation) led to text.
 func (t *tracker) observe(action, text string) {
-	t.steps = append(t.steps, Step{Action: action, Text: text})
+	t.steps = append(t.steps, baseline.Step{Action: action, Text: text})
 	if t.b != nil {
 		t.b.Observe(action, text)
 		t.noteProgress()

@@ -1,4 +1,4 @@
-package summarize
+package offline
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/summarize"
 )
 
 // TestBracketedText: a game that words a whole answer in brackets (9:05's
@@ -17,7 +18,7 @@ func TestBracketedText(t *testing.T) {
 	if err != nil || !strings.Contains(got, "Verb error") {
 		t.Fatalf("Summarize = %q, %v", got, err)
 	}
-	if _, err := s.Summarize(context.Background(), "x", envbridge.Observation{Text: " [] > "}); err != ErrEmptySummary {
+	if _, err := s.Summarize(context.Background(), "x", envbridge.Observation{Text: " [] > "}); err != summarize.ErrEmptySummary {
 		t.Fatalf("Summarize of no words = %v, want ErrEmptySummary", err)
 	}
 }

@@ -1,7 +1,8 @@
-package thought
+package offline
 
 import (
 	"context"
+	"github.com/samem/trainer/thought"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -30,7 +31,7 @@ type fictionSession struct {
 	tried map[string]int // actions taken, by count
 }
 
-func (s *fictionSession) Think(_ context.Context, in Input) (Decision, error) {
+func (s *fictionSession) Think(_ context.Context, in thought.Input) (thought.Decision, error) {
 	i := pick(FictionStrategies, in.Guide, s.rng)
 	text := strings.ToLower(in.Obs.Text)
 	var act string
@@ -51,7 +52,7 @@ func (s *fictionSession) Think(_ context.Context, in Input) (Decision, error) {
 		act = "look"
 	}
 	s.tried[act]++
-	return Decision{Thought: FictionStrategies[i], Action: act, Matched: true}, nil
+	return thought.Decision{Thought: FictionStrategies[i], Action: act, Matched: true}, nil
 }
 
 func (s *fictionSession) verbNoun(verb, text string) string {

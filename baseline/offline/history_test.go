@@ -1,4 +1,4 @@
-package baseline
+package offline
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	thoughtoff "github.com/samem/trainer/thought/offline"
+
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
-	"github.com/samem/trainer/thought"
 )
 
 // smallSuite is a household world small enough for unit tests.
@@ -243,7 +244,7 @@ func TestOfflineReflectionAndLessons(t *testing.T) {
 	if got := l.guide(tr.b); got != "" && stage[0] != LessonFind && stage[0] != LessonTake {
 		t.Errorf("guide %q for lesson %q", got, stage[0])
 	}
-	if got := readLessons([]string{LessonFind}).guide(tr.b); got != thought.Search && got != thought.OpenHere {
+	if got := readLessons([]string{LessonFind}).guide(tr.b); got != thoughtoff.Search && got != thoughtoff.OpenHere {
 		t.Errorf("find lesson guides %q, want a search", got)
 	}
 	if got := readLessons([]string{LessonPlace}).guide(tr.b); got != "" {
@@ -252,4 +253,11 @@ func TestOfflineReflectionAndLessons(t *testing.T) {
 	if got := offlineReflection(newTracker(envbridge.Task{}, envbridge.StyleFiction)); got != "" {
 		t.Errorf("reflection on an empty free-form trial = %q, want none", got)
 	}
+}
+
+func short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }

@@ -1,4 +1,9 @@
-package thought
+// Package offline is SAMem's thinker without a model: a fixed library of
+// de-indexicalised strategy thoughts for the household world (read from its
+// text by package belief) and for interactive fiction, each with a rule that
+// turns it into an action. It stands in for the LLM thinker of package
+// thought in offline runs and tests.
+package offline
 
 import (
 	"context"
@@ -8,6 +13,7 @@ import (
 
 	"github.com/samem/trainer/belief"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/thought"
 )
 
 // Strategy is one de-indexicalised thought of the offline thinker's fixed
@@ -157,7 +163,7 @@ var HouseholdStrategies = []Strategy{
 	}},
 }
 
-// Offline is the rule-based thinker (issue 4): a fixed library of
+// Thinker is the rule-based thinker: a fixed library of
 // de-indexicalised strategy thoughts and an executor that maps a strategy and
 // the admissible list onto one action. It sees only the observation text, the
 // goal and the admissible actions.
@@ -165,10 +171,10 @@ var HouseholdStrategies = []Strategy{
 // Exploring (no guide) picks a strategy uniformly at random; a guided step
 // follows the guide: the library thought equal to it, or else the one sharing
 // the most words with it (a guide written by a model).
-type Offline struct{}
+type Thinker struct{}
 
 // Begin implements Thinker.
-func (Offline) Begin(t envbridge.Task, style envbridge.Style, rng *rand.Rand) Session {
+func (Thinker) Begin(t envbridge.Task, style envbridge.Style, rng *rand.Rand) thought.Session {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(0, 0))
 	}
@@ -191,7 +197,7 @@ type householdSession struct {
 	lastKey   string
 }
 
-func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) {
+func (s *householdSession) Think(_ context.Context, in thought.Input) (thought.Decision, error) {
 	s.b.Observe(s.last, in.Obs.Text)
 	key := s.b.Key()
 	if key != s.lastKey {
@@ -211,7 +217,7 @@ func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) 
 		// about this scene and the thinker explores.
 		if slices.Contains(in.Obs.Admissible, guide) {
 			s.last = guide
-			return Decision{Thought: FollowRemembered, Action: guide, Matched: true}, nil
+			return thought.Decision{Thought: FollowRemembered, Action: guide, Matched: true}, nil
 		}
 		guide = ""
 	}
@@ -243,7 +249,7 @@ func (s *householdSession) Think(_ context.Context, in Input) (Decision, error) 
 		act, th = fallback(in.Obs.Admissible), LookAround
 	}
 	s.last = act
-	return Decision{Thought: th, Action: act, Matched: true}, nil
+	return thought.Decision{Thought: th, Action: act, Matched: true}, nil
 }
 
 // FollowRemembered is the offline thinker's thought when it takes an action

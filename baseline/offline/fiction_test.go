@@ -1,10 +1,12 @@
-package baseline
+package offline
 
 import (
 	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/samem/trainer/baseline"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
@@ -65,12 +67,12 @@ func (g *tinyGame) Close() error { return nil }
 // lesson about repeated actions only (there are no household stages).
 func TestFreeFormOffline(t *testing.T) {
 	task := envbridge.Task{ID: "tiny", Goal: "Find the key.", MaxSteps: 12}
-	full := mustFull(t, FullHistoryConfig{}, Deps{})
-	sum, err := NewSummary(SummaryConfig{}, Deps{})
+	full := mustFull(t, baseline.FullHistoryConfig{}, baseline.Deps{Offline: Roles()})
+	sum, err := baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Offline: Roles()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	refl := mustReflexion(t, ReflexionConfig{}, Deps{})
+	refl := mustReflexion(t, baseline.ReflexionConfig{}, baseline.Deps{Offline: Roles()})
 	for _, m := range []agent.Method{full, sum, refl} {
 		won := 0
 		for i := range 8 {

@@ -1,16 +1,18 @@
-package baseline
+package offline
 
 import (
 	"context"
 	"flag"
 	"testing"
 
+	"github.com/samem/trainer/baseline"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
+
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/runner"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
 )
 
 var measure = flag.Bool("measure", false, "measure every baseline's offline success on household valid_unseen (134 tasks)")
@@ -39,9 +41,9 @@ func TestMeasureHousehold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _ := NewFullHistory(FullHistoryConfig{}, Deps{})
-	sum, _ := NewSummary(SummaryConfig{}, Deps{})
-	refl, _ := NewReflexion(ReflexionConfig{}, Deps{})
+	full, _ := baseline.NewFullHistory(baseline.FullHistoryConfig{}, baseline.Deps{Offline: Roles()})
+	sum, _ := baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Offline: Roles()})
+	refl, _ := baseline.NewReflexion(baseline.ReflexionConfig{}, baseline.Deps{Offline: Roles()})
 	res, err := runner.Train(ctx, runner.TrainConfig{Method: refl, Suite: suite, Tasks: runner.PerType(train, 5), Iterations: 9, Workers: 1, Seed: 1, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func TestMeasureHousehold(t *testing.T) {
 	for _, r := range refl.Reflections() {
 		t.Logf("reflection %d (%s): %s", r.Seq, r.Task, r.Text)
 	}
-	for _, m := range []agent.Method{NoMemory{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}}, full, sum, refl} {
+	for _, m := range []agent.Method{baseline.NoMemory{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}}, full, sum, refl} {
 		eps, err := runner.Evaluate(ctx, runner.EvalConfig{Method: m, Suite: suite, Tasks: test, Workers: 2, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
