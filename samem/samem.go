@@ -189,7 +189,7 @@ type Method struct {
 	forgetter *forget.Forgetter
 	step      int64             // training transitions applied (the Q-table's step clock)
 	pruned    map[[2]int64]bool // (state, thought) pairs forgetting rejected; never retried
-	stats     Stats // of training, saved with the memory
+	stats     Stats             // of training, saved with the memory
 	// evalStats counts evaluation steps apart from stats, so that
 	// evaluating leaves the saved memory as it was (agenttest's
 	// eval-frozen clause); it is never saved.
