@@ -28,19 +28,19 @@ var methodVariants = []struct {
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := clinConfig(cfg)
 			c.Name, c.GA = CLINGAName, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 	{CLINGenTaskName, "clin", "CLIN GEN-TASK+A (seed 004 Sec. 5C, Fig. 9, Table 2): a held-out task's meta-memory from the other task types' memories, then retried as in G+A",
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := clinConfig(cfg)
 			c.Name, c.GenTask, c.GA = CLINGenTaskName, true, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 	{CLINAdviceName, "clin", "CLIN with free-form advice in place of causal abstractions (seed 004 Sec. 5 question E, Fig. 13, Table 3)",
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := clinConfig(cfg)
 			c.Name, c.Advice = CLINAdviceName, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 }
 

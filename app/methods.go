@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	clinoff "github.com/samem/trainer/clin/offline"
+
 	baselineoff "github.com/samem/trainer/baseline/offline"
 
 	forgetoff "github.com/samem/trainer/forget/offline"
@@ -46,7 +48,7 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(clinConfig(cfg), clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(clinConfig(cfg), clinDeps(b))
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
@@ -90,6 +92,12 @@ var registry = map[string]entry{
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
+}
+
+// clinDeps are CLIN's models on the backend, with the rules of package
+// clin/offline for the offline backend.
+func clinDeps(b *Backend) clin.Deps {
+	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
 }
 
 // clinConfig is CLIN's configuration from the run's settings.

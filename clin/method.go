@@ -142,15 +142,24 @@ func (c Config) withDefaults() Config {
 
 // Deps are the models CLIN's roles run on.
 type Deps struct {
-	// Chat runs the controller and the memory generator; nil selects the
-	// offline roles (OfflineController, OfflineGenerator).
+	// Chat runs the controller, the memory generator and the selector; nil
+	// selects Controller and Generator.
 	Chat llm.Chatter
 	// Embed selects memory items and matches actions; required.
 	Embed llm.Embedder
+	// Controller and Generator are the roles without a model (package
+	// clin/offline's rules), used when Chat is nil; memory items are then
+	// selected by embedding.
+	Controller Controller
+	Generator  Generator
 }
 
 // ErrNoEmbedder is returned by New when Deps.Embed is nil.
 var ErrNoEmbedder = errors.New("clin: an embedder is required")
+
+// ErrNoRoles is returned by New when Deps has neither a model nor the
+// roles that run without one.
+var ErrNoRoles = errors.New("clin: no model and no offline controller and generator")
 
 // Method is CLIN as an agent.Method. It is safe for concurrent use; its
 // memory is guarded by one lock.
@@ -205,8 +214,8 @@ func (tm *taskMemory) best() (Memory, bool) {
 	return b, true
 }
 
-// New builds CLIN with the LLM-backed roles when deps.Chat is set and the
-// offline roles otherwise.
+// New builds CLIN with the LLM-backed roles when deps.Chat is set and
+// deps.Controller and deps.Generator otherwise.
 func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Embed == nil {
 		return nil, ErrNoEmbedder
@@ -219,7 +228,10 @@ func New(cfg Config, deps Deps) (*Method, error) {
 		m.sel = &LLMSelector{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.model = "llm"
 	} else {
-		m.ctrl, m.gen, m.model = OfflineController{}, OfflineGenerator{}, "offline"
+		if deps.Controller == nil || deps.Generator == nil {
+			return nil, ErrNoRoles
+		}
+		m.ctrl, m.gen, m.model = deps.Controller, deps.Generator, "offline"
 	}
 	return m, nil
 }

@@ -1,6 +1,15 @@
-package clin
+// Package offline is CLIN without a model: a controller that scores the
+// admissible actions, read as de-indexicalised phrases of the household
+// world ("opening a closed receptacle", read by package hhtext), by the
+// memory items that speak of them, and a memory generator that extracts
+// causal abstractions from a trial's text by rule (and free-form hints for
+// the advice ablation). These rules are this project's, never the paper's;
+// they let CLIN run and be tested without a model. Pass Controller and
+// Generator in clin.Deps.
+package offline
 
 import (
+	"github.com/samem/trainer/clin"
 	"context"
 	"slices"
 	"sort"
@@ -10,7 +19,7 @@ import (
 )
 
 // replay rebuilds the tracker of a trial from its text.
-func replay(goal string, trace []Step) *tracker {
+func replay(goal string, trace []clin.Step) *tracker {
 	t := newTracker(goal)
 	for _, s := range trace {
 		t.update(s.Action, s.Observation, s.Reward)
@@ -37,7 +46,7 @@ var explorationActions = []string{"look", "inventory", "north", "south", "east",
 //     did nothing before are avoided; ties are broken at random.
 //
 // Without memory it is therefore a curious random explorer: CLIN-BASE.
-type OfflineController struct{}
+type Controller struct{}
 
 // phraseScore is one candidate goal with its score and the memory items
 // (1-based ids) that moved it.
@@ -48,14 +57,14 @@ type phraseScore struct {
 }
 
 // Next implements Controller.
-func (OfflineController) Next(_ context.Context, in ControllerInput) (Proposal, error) {
+func (Controller) Next(_ context.Context, in clin.ControllerInput) (clin.Proposal, error) {
 	tr := replay(in.Task.Goal, in.Trace)
 	cands := candidatePhrases(tr, in.Obs.Admissible, in.Memory)
 	for _, r := range in.Rejected {
-		delete(cands, normPhrase(r))
+		delete(cands, clin.NormPhrase(r))
 	}
 	if len(cands) == 0 {
-		return Proposal{}, nil
+		return clin.Proposal{}, nil
 	}
 	scores := scorePhrases(tr, cands, in.Memory)
 	best := scores[0].score
@@ -69,20 +78,38 @@ func (OfflineController) Next(_ context.Context, in ControllerInput) (Proposal, 
 	if len(ties) > 1 && in.Rand != nil {
 		pick = ties[in.Rand.IntN(len(ties))]
 	}
-	return Proposal{Goal: pick.phrase, Used: pick.used}, nil
+	return clin.Proposal{Goal: pick.phrase, Actions: realise(tr, pick.phrase, in.Obs.Admissible), Used: pick.used}, nil
+}
+
+// realise lists the admissible actions whose phrase is goal, those not
+// tried yet in this trial when there are any.
+func realise(tr *tracker, goal string, admissible []string) []string {
+	var fresh, all []string
+	for _, a := range admissible {
+		if tr.phrase(a) == clin.NormPhrase(goal) {
+			all = append(all, a)
+			if tr.tried[clin.NormPhrase(a)] == 0 {
+				fresh = append(fresh, a)
+			}
+		}
+	}
+	if len(fresh) > 0 {
+		return fresh
+	}
+	return all
 }
 
 // candidatePhrases maps each phrase to the actions that realise it now. In a
 // free-form environment the candidates are the exploration actions and the
 // X of every remembered abstraction (taken as an action).
-func candidatePhrases(tr *tracker, admissible []string, mem []Abstraction) map[string][]string {
+func candidatePhrases(tr *tracker, admissible []string, mem []clin.Abstraction) map[string][]string {
 	c := map[string][]string{}
 	if admissible == nil {
 		for _, a := range explorationActions {
 			c[a] = append(c[a], a)
 		}
 		for _, m := range mem {
-			if x := normPhrase(m.X); m.Kind == Necessary && !isMilestone(x) {
+			if x := clin.NormPhrase(m.X); m.Kind == clin.Necessary && !isMilestone(x) {
 				c[x] = []string{x}
 			}
 		}
@@ -95,12 +122,12 @@ func candidatePhrases(tr *tracker, admissible []string, mem []Abstraction) map[s
 	return c
 }
 
-func scorePhrases(tr *tracker, cands map[string][]string, mem []Abstraction) []phraseScore {
+func scorePhrases(tr *tracker, cands map[string][]string, mem []clin.Abstraction) []phraseScore {
 	// blockers: milestone -> milestones said to be NECESSARY before it.
 	blockers := map[string][]string{}
 	for _, m := range mem {
-		x, y := normPhrase(m.X), normPhrase(m.Y)
-		if m.Kind == Necessary && isMilestone(x) && x != phraseFind && isMilestone(y) {
+		x, y := clin.NormPhrase(m.X), clin.NormPhrase(m.Y)
+		if m.Kind == clin.Necessary && isMilestone(x) && x != phraseFind && isMilestone(y) {
 			blockers[y] = append(blockers[y], x)
 		}
 	}
@@ -117,7 +144,7 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []Abstraction) []p
 		ps := phraseScore{phrase: p}
 		untried, dead, stale := false, true, true
 		for _, a := range acts {
-			n := normPhrase(a)
+			n := clin.NormPhrase(a)
 			if tr.tried[n] == 0 {
 				untried = true
 			}
@@ -144,7 +171,7 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []Abstraction) []p
 			ps.score += 0.5
 		}
 		for i, m := range mem {
-			if m.Kind == Advice {
+			if m.Kind == clin.Advice {
 				// A hint names actions but not what they are necessary
 				// to (advice.go): no readiness or order can be read.
 				if !mentions(m.X, p) {
@@ -163,13 +190,13 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []Abstraction) []p
 				ps.used = append(ps.used, i+1)
 				continue
 			}
-			if normPhrase(m.X) != p {
+			if clin.NormPhrase(m.X) != p {
 				continue
 			}
-			y := normPhrase(m.Y)
-			w := m.weight()
+			y := clin.NormPhrase(m.Y)
+			w := weight(m)
 			switch {
-			case m.Kind == NotContribute:
+			case m.Kind == clin.NotContribute:
 				ps.score -= w
 			case tr.achieved[y] && y != phraseComplete:
 				continue // what it enables is done
@@ -213,11 +240,11 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []Abstraction) []p
 //     had it too. Items not re-confirmed are kept while they came from a
 //     rewarded trial or were confirmed within the last three trials, and
 //     dropped otherwise (the memory "does not grow monotonically", Sec. 3.2).
-type OfflineGenerator struct{}
+type Generator struct{}
 
 // Extract lists the abstractions one trial shows, without modifiers, and
 // the milestones the trial reached, in order.
-func Extract(goal string, trace []Step, won bool) (items []Abstraction, reached []string) {
+func Extract(goal string, trace []clin.Step, won bool) (items []clin.Abstraction, reached []string) {
 	tr := newTracker(goal)
 	type stepInfo struct {
 		phrase string
@@ -227,8 +254,8 @@ func Extract(goal string, trace []Step, won bool) (items []Abstraction, reached 
 		effect bool
 	}
 	info := make([]stepInfo, len(trace))
-	add := func(k Kind, x, y string) {
-		a := Abstraction{Kind: k, X: x, Y: y}
+	add := func(k clin.Kind, x, y string) {
+		a := clin.Abstraction{Kind: k, X: x, Y: y}
 		for _, f := range items {
 			if f.Key() == a.Key() {
 				return
@@ -250,13 +277,13 @@ func Extract(goal string, trace []Step, won bool) (items []Abstraction, reached 
 		}
 		for _, y := range ev {
 			if y != p {
-				add(Necessary, p, y)
+				add(clin.Necessary, p, y)
 			}
 			// The move that brought the agent to a milestone action, when it
 			// names a role ("going to the microwave", "... where the target
 			// object was seen"), not just "an unvisited receptacle".
 			if y == p && i > 0 && specificMove(info[i-1].phrase) {
-				add(Necessary, info[i-1].phrase, p)
+				add(clin.Necessary, info[i-1].phrase, p)
 			}
 			if y != p || y == phraseFind {
 				continue
@@ -265,7 +292,7 @@ func Extract(goal string, trace []Step, won bool) (items []Abstraction, reached 
 			// the trial reached that one first (no cycles: "putting" does
 			// not enable the second "taking" of a two-object task).
 			if last != "" && last != y && !slices.Contains(reached, y) {
-				add(Necessary, last, y)
+				add(clin.Necessary, last, y)
 			}
 			last = y
 			if !slices.Contains(reached, y) {
@@ -278,7 +305,7 @@ func Extract(goal string, trace []Step, won bool) (items []Abstraction, reached 
 	}
 	necX := map[string]bool{}
 	for _, f := range items {
-		necX[normPhrase(f.X)] = true
+		necX[clin.NormPhrase(f.X)] = true
 	}
 	futile, helped := map[string]int{}, map[string]bool{}
 	var order []string
@@ -294,7 +321,7 @@ func Extract(goal string, trace []Step, won bool) (items []Abstraction, reached 
 	}
 	for _, p := range order {
 		if futile[p] >= 2 && !helped[p] && !necX[p] && !isMilestone(p) {
-			add(NotContribute, p, phraseComplete)
+			add(clin.NotContribute, p, phraseComplete)
 		}
 	}
 	return items, reached
@@ -306,7 +333,7 @@ func specificMove(p string) bool {
 }
 
 // Adapt implements Generator (Eq. 2).
-func (OfflineGenerator) Adapt(_ context.Context, in AdaptInput) ([]Abstraction, error) {
+func (Generator) Adapt(_ context.Context, in clin.AdaptInput) ([]clin.Abstraction, error) {
 	if in.Advice {
 		return adviseAdapt(in), nil
 	}
@@ -318,7 +345,7 @@ func (OfflineGenerator) Adapt(_ context.Context, in AdaptInput) ([]Abstraction, 
 		// is remembered.
 		skipped = unreached(in.Previous, reached)
 		for _, m := range skipped {
-			fresh = append(fresh, Abstraction{Kind: NotContribute, X: m, Y: phraseComplete})
+			fresh = append(fresh, clin.Abstraction{Kind: clin.NotContribute, X: m, Y: phraseComplete})
 		}
 	}
 	return mergeAdapt(fresh, in.Previous, in.Trial, in.Reward, skipped), nil
@@ -326,14 +353,14 @@ func (OfflineGenerator) Adapt(_ context.Context, in AdaptInput) ([]Abstraction, 
 
 // unreached lists the milestones (other than finding and completing) that
 // previous memories mention and the trial did not reach.
-func unreached(prev []Memory, reached []string) []string {
+func unreached(prev []clin.Memory, reached []string) []string {
 	var out []string
 	for _, m := range prev {
 		for _, it := range m.Items {
-			if it.Kind != Necessary {
+			if it.Kind != clin.Necessary {
 				continue
 			}
-			for _, p := range []string{normPhrase(it.X), normPhrase(it.Y)} {
+			for _, p := range []string{clin.NormPhrase(it.X), clin.NormPhrase(it.Y)} {
 				if isMilestone(p) && p != phraseFind && p != phraseComplete && !slices.Contains(reached, p) && !slices.Contains(out, p) {
 					out = append(out, p)
 				}
@@ -344,7 +371,7 @@ func unreached(prev []Memory, reached []string) []string {
 }
 
 // mergeAdapt combines this trial's evidence with the last memories.
-func mergeAdapt(fresh []Abstraction, prev []Memory, trial int, reward float64, refuted []string) []Abstraction {
+func mergeAdapt(fresh []clin.Abstraction, prev []clin.Memory, trial int, reward float64, refuted []string) []clin.Abstraction {
 	inPrev := func(key string) int {
 		n := 0
 		for _, m := range prev {
@@ -360,25 +387,25 @@ func mergeAdapt(fresh []Abstraction, prev []Memory, trial int, reward float64, r
 	necX := map[string]bool{}
 	for _, m := range prev {
 		for _, it := range m.Items {
-			if it.Kind == Necessary && !slices.Contains(refuted, normPhrase(it.X)) {
-				necX[normPhrase(it.X)] = true
+			if it.Kind == clin.Necessary && !slices.Contains(refuted, clin.NormPhrase(it.X)) {
+				necX[clin.NormPhrase(it.X)] = true
 			}
 		}
 	}
 	for _, f := range fresh {
-		if f.Kind == Necessary {
-			necX[normPhrase(f.X)] = true
+		if f.Kind == clin.Necessary {
+			necX[clin.NormPhrase(f.X)] = true
 		}
 	}
-	var out []Abstraction
+	var out []clin.Abstraction
 	seen := map[string]bool{}
 	for _, f := range fresh {
-		if f.Kind == NotContribute && necX[normPhrase(f.X)] {
+		if f.Kind == clin.NotContribute && necX[clin.NormPhrase(f.X)] {
 			continue
 		}
-		f.Modifier = ModMay
+		f.Modifier = clin.ModMay
 		if inPrev(f.Key()) > 0 {
-			f.Modifier = ModShould
+			f.Modifier = clin.ModShould
 		}
 		f.Trial, f.Reward = trial, reward
 		out = append(out, f)
@@ -391,19 +418,19 @@ func mergeAdapt(fresh []Abstraction, prev []Memory, trial int, reward float64, r
 		if seen[it.Key()] {
 			continue
 		}
-		if it.Kind == NotContribute && necX[normPhrase(it.X)] {
+		if it.Kind == clin.NotContribute && necX[clin.NormPhrase(it.X)] {
 			continue // contradicted by evidence of necessity
 		}
-		if it.Kind == Necessary && (slices.Contains(refuted, normPhrase(it.X)) || slices.Contains(refuted, normPhrase(it.Y))) {
+		if it.Kind == clin.Necessary && (slices.Contains(refuted, clin.NormPhrase(it.X)) || slices.Contains(refuted, clin.NormPhrase(it.Y))) {
 			continue // contradicted by a win without it
 		}
-		if it.Kind == Necessary && seen[Abstraction{Kind: Necessary, X: it.Y, Y: it.X}.Key()] {
+		if it.Kind == clin.Necessary && seen[clin.Abstraction{Kind: clin.Necessary, X: it.Y, Y: it.X}.Key()] {
 			continue // the order this trial showed is the reverse
 		}
 		// Evidence of necessity is kept, and so is a DOES NOT CONTRIBUTE
 		// item that two trials confirmed; one seen once lives while some
 		// trial of the last three confirmed it.
-		if it.Kind == Necessary || it.Modifier == ModShould || it.Reward > 0 || it.Trial >= trial-2 {
+		if it.Kind == clin.Necessary || it.Modifier == clin.ModShould || it.Reward > 0 || it.Trial >= trial-2 {
 			out = append(out, it)
 			seen[it.Key()] = true
 		}
@@ -420,19 +447,19 @@ func mergeAdapt(fresh []Abstraction, prev []Memory, trial int, reward float64, r
 // task types' memories, whose items about "the target object" carry over
 // and whose type-specific items may mislead, as the paper warns (Sec. 5C).
 // Advice items are merged by their text and keep no modifier.
-func (OfflineGenerator) Meta(_ context.Context, in MetaInput) ([]Abstraction, error) {
+func (Generator) Meta(_ context.Context, in clin.MetaInput) ([]clin.Abstraction, error) {
 	out := mergeMeta(in.Archive)
 	for i := range out {
-		if out[i].Kind == Advice {
-			out[i].Modifier = ModNone
+		if out[i].Kind == clin.Advice {
+			out[i].Modifier = clin.ModNone
 		}
 	}
 	return out, nil
 }
 
-func mergeMeta(archive []Archived) []Abstraction {
+func mergeMeta(archive []clin.Archived) []clin.Abstraction {
 	type agg struct {
-		a      Abstraction
+		a      clin.Abstraction
 		n      int
 		reward float64
 		first  int
@@ -456,14 +483,14 @@ func mergeMeta(archive []Archived) []Abstraction {
 			}
 			g.n++
 			g.reward += m.Reward
-			if it.Kind == Necessary {
-				necCount[normPhrase(it.X)]++
+			if it.Kind == clin.Necessary {
+				necCount[clin.NormPhrase(it.X)]++
 			}
 		}
 	}
 	var aggs []*agg
 	for _, g := range byKey {
-		if g.a.Kind == NotContribute && necCount[normPhrase(g.a.X)] >= g.n {
+		if g.a.Kind == clin.NotContribute && necCount[clin.NormPhrase(g.a.X)] >= g.n {
 			continue
 		}
 		aggs = append(aggs, g)
@@ -471,19 +498,19 @@ func mergeMeta(archive []Archived) []Abstraction {
 	sort.Slice(aggs, func(i, j int) bool {
 		a, b := aggs[i], aggs[j]
 		if a.a.Kind != b.a.Kind {
-			return a.a.Kind == Necessary
+			return a.a.Kind == clin.Necessary
 		}
 		if a.n != b.n {
 			return a.n > b.n
 		}
 		return a.first < b.first
 	})
-	out := make([]Abstraction, 0, len(aggs))
+	out := make([]clin.Abstraction, 0, len(aggs))
 	for _, g := range aggs {
 		a := g.a
-		a.Modifier = ModMay
+		a.Modifier = clin.ModMay
 		if g.n >= 2 {
-			a.Modifier = ModShould
+			a.Modifier = clin.ModShould
 		}
 		a.Trial, a.Reward = -1, g.reward/float64(g.n)
 		out = append(out, a)
@@ -511,4 +538,17 @@ func goalNames(tr *tracker, p string) bool {
 		return p == "turning on the lamp"
 	}
 	return false
+}
+
+// weight is how strongly the offline controller trusts an item: "should"
+// (low uncertainty) 2, a plain statement 1.5, "may" 1.
+func weight(a clin.Abstraction) float64 {
+	switch a.Modifier {
+	case clin.ModShould:
+		return 2
+	case clin.ModMay:
+		return 1
+	default:
+		return 1.5
+	}
 }

@@ -1,6 +1,7 @@
-package clin
+package offline
 
 import (
+	"github.com/samem/trainer/clin"
 	"regexp"
 	"strings"
 
@@ -111,7 +112,7 @@ func (t *tracker) isTarget(name string) bool {
 // outside the household grammar are returned normalised, as they are (the
 // fiction style: the action is its own abstraction).
 func (t *tracker) phrase(action string) string {
-	a := normPhrase(action)
+	a := clin.NormPhrase(action)
 	if !t.goal.ok {
 		return a
 	}
@@ -224,7 +225,7 @@ func (t *tracker) lampAt(r string) bool {
 // phraseComplete when the step was rewarded.
 func (t *tracker) update(action, obs string, reward float64) (phrase string, events []string) {
 	phrase = t.phrase(action)
-	a := normPhrase(action)
+	a := clin.NormPhrase(action)
 	t.tried[a]++
 	prev, had := t.lastObs[a]
 	t.lastObs[a] = obs

@@ -1,6 +1,7 @@
-package clin
+package offline
 
 import (
+	"github.com/samem/trainer/clin"
 	"regexp"
 	"strings"
 )
@@ -43,12 +44,12 @@ func mentions(hint, p string) bool {
 // own, and the hints of the last memory that this trial did not repeat,
 // kept while they are at most two trials old or came from a rewarded
 // trial (the memory "does not grow monotonically", Sec. 3.2).
-func adviseAdapt(in AdaptInput) []Abstraction {
+func adviseAdapt(in clin.AdaptInput) []clin.Abstraction {
 	items, _ := Extract(in.Task.Goal, in.Trace, in.Won)
-	var out []Abstraction
+	var out []clin.Abstraction
 	seen := map[string]bool{}
-	add := func(a Abstraction) {
-		k := normPhrase(a.X)
+	add := func(a clin.Abstraction) {
+		k := clin.NormPhrase(a.X)
 		if seen[k] {
 			return
 		}
@@ -57,14 +58,14 @@ func adviseAdapt(in AdaptInput) []Abstraction {
 	}
 	for _, it := range items {
 		text := adviseHelped(it.X)
-		if it.Kind == NotContribute {
+		if it.Kind == clin.NotContribute {
 			text = adviseWasted(it.X)
 		}
-		add(Abstraction{Kind: Advice, X: text, Trial: in.Trial, Reward: in.Reward})
+		add(clin.Abstraction{Kind: clin.Advice, X: text, Trial: in.Trial, Reward: in.Reward})
 	}
 	if n := len(in.Previous); n > 0 {
 		for _, it := range in.Previous[n-1].Items {
-			if it.Kind == Advice && (it.Reward > 0 || it.Trial >= in.Trial-2) {
+			if it.Kind == clin.Advice && (it.Reward > 0 || it.Trial >= in.Trial-2) {
 				add(it)
 			}
 		}

@@ -1,4 +1,8 @@
-package clin
+// Package fakeworld is a tiny household room for CLIN's tests: it speaks
+// the household world's text (ALFWorld 0.3 grammar), so that the tests of
+// clin and clin/offline do not depend on the full environment. Only the
+// rules the offline roles rely on are modelled.
+package fakeworld
 
 import (
 	"context"
@@ -9,10 +13,9 @@ import (
 	"github.com/samem/trainer/envbridge"
 )
 
-// fakeWorld is a tiny household room speaking the household world's text
-// (ALFWorld 0.3 grammar), so that the package's tests do not depend on the
-// full environment. Only the rules the offline roles rely on are modelled.
-type fakeWorld struct {
+// World is the room, an envbridge.Env of the tasks of this package. The
+// zero value is ready to use.
+type World struct {
 	recs     []string            // receptacles, in listing order
 	contents map[string][]string // receptacle -> objects
 	closed   map[string]bool
@@ -36,17 +39,25 @@ type fakeTask struct {
 
 var fakeRecs = []string{"cabinet 1", "cabinet 2", "countertop 1", "countertop 2", "diningtable 1", "drawer 1", "fridge 1", "microwave 1", "shelf 1", "sidetable 1", "sinkbasin 1"}
 
+// kindOf is an entity's kind: its name without the instance number.
+func kindOf(name string) string {
+	if i := strings.LastIndexByte(name, ' '); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
 func isOpenable(r string) bool {
 	k := kindOf(r)
 	return k == "cabinet" || k == "drawer" || k == "fridge" || k == "microwave"
 }
 
-func (w *fakeWorld) Reset(_ context.Context, t envbridge.Task) (envbridge.Observation, error) {
+func (w *World) Reset(_ context.Context, t envbridge.Task) (envbridge.Observation, error) {
 	ft, ok := fakeTasks[t.ID]
 	if !ok {
 		return envbridge.Observation{}, envbridge.ErrUnknownTask
 	}
-	*w = fakeWorld{recs: fakeRecs, contents: map[string][]string{}, closed: map[string]bool{},
+	*w = World{recs: fakeRecs, contents: map[string][]string{}, closed: map[string]bool{},
 		hot: map[string]bool{}, cold: map[string]bool{}, clean: map[string]bool{}, task: ft}
 	for _, r := range fakeRecs {
 		w.closed[r] = isOpenable(r)
@@ -75,7 +86,7 @@ func seeList(objs []string) string {
 	return strings.Join(l[:len(l)-1], ", ") + ", and " + l[len(l)-1]
 }
 
-func (w *fakeWorld) admissible() []string {
+func (w *World) admissible() []string {
 	var a []string
 	for _, r := range w.recs {
 		if r != w.at {
@@ -118,7 +129,7 @@ func (w *fakeWorld) admissible() []string {
 	return append(a, "inventory", "look")
 }
 
-func (w *fakeWorld) Step(_ context.Context, action string) (envbridge.StepResult, error) {
+func (w *World) Step(_ context.Context, action string) (envbridge.StepResult, error) {
 	if w.done {
 		return envbridge.StepResult{}, envbridge.ErrEpisodeOver
 	}
@@ -137,7 +148,7 @@ func (w *fakeWorld) Step(_ context.Context, action string) (envbridge.StepResult
 	return res, nil
 }
 
-func (w *fakeWorld) apply(a string) string {
+func (w *World) apply(a string) string {
 	switch {
 	case strings.HasPrefix(a, "go to "):
 		w.at = strings.TrimPrefix(a, "go to ")
@@ -188,7 +199,7 @@ func (w *fakeWorld) apply(a string) string {
 	return "Nothing happens."
 }
 
-func (w *fakeWorld) won() bool {
+func (w *World) won() bool {
 	t := w.task
 	if t.typ == "look" {
 		return w.lampOn && kindOf(w.holding) == t.obj
@@ -219,7 +230,7 @@ func (w *fakeWorld) won() bool {
 	return n >= t.count
 }
 
-func (w *fakeWorld) Close() error { return nil }
+func (w *World) Close() error { return nil }
 
 // fakeTasks are two tasks of each of three types, with different objects
 // and layouts, so that transfer across tasks of a type can be tested.
@@ -231,17 +242,24 @@ func addFake(id, typ, goal, obj, recep, lamp string, count int, layout map[strin
 	return t
 }
 
+// The tasks.
 var (
-	heatApple = addFake("heat-apple", "heat", "heat some apple and put it in countertop", "apple", "countertop", "", 1,
+	HeatApple = addFake("heat-apple", "heat", "heat some apple and put it in countertop", "apple", "countertop", "", 1,
 		map[string][]string{"cabinet 2": {"apple 1"}, "countertop 1": {"bread 1", "knife 1"}, "shelf 1": {"vase 1"}})
-	heatMug = addFake("heat-mug", "heat", "put a hot mug in diningtable", "mug", "diningtable", "", 1,
+	HeatMug = addFake("heat-mug", "heat", "put a hot mug in diningtable", "mug", "diningtable", "", 1,
 		map[string][]string{"drawer 1": {"mug 1"}, "countertop 2": {"spoon 1"}, "sidetable 1": {"cd 1"}})
-	heatEgg = addFake("heat-egg", "heat", "heat some egg and put it in shelf", "egg", "shelf", "", 1,
+	HeatEgg = addFake("heat-egg", "heat", "heat some egg and put it in shelf", "egg", "shelf", "", 1,
 		map[string][]string{"fridge 1": {"egg 1", "lettuce 1"}, "countertop 1": {"pan 1"}})
-	cleanPlate = addFake("clean-plate", "clean", "put a clean plate in cabinet", "plate", "cabinet", "", 1,
+	CleanPlate = addFake("clean-plate", "clean", "put a clean plate in cabinet", "plate", "cabinet", "", 1,
 		map[string][]string{"countertop 2": {"plate 1"}, "diningtable 1": {"fork 1"}})
-	lookBook = addFake("look-book", "look", "look at book under the desklamp", "book", "", "desklamp", 1,
+	LookBook = addFake("look-book", "look", "look at book under the desklamp", "book", "", "desklamp", 1,
 		map[string][]string{"shelf 1": {"book 1"}, "sidetable 1": {"desklamp 1"}, "drawer 1": {"pen 1"}})
-	twoCD = addFake("two-cd", "two", "put two cd in sidetable", "cd", "sidetable", "", 2,
+	TwoCD = addFake("two-cd", "two", "put two cd in sidetable", "cd", "sidetable", "", 2,
 		map[string][]string{"drawer 1": {"cd 1"}, "shelf 1": {"cd 2"}, "countertop 1": {"book 1"}})
 )
+
+// HeatApplePlan solves HeatApple.
+var HeatApplePlan = []string{
+	"go to cabinet 2", "open cabinet 2", "take apple 1 from cabinet 2", "go to microwave 1",
+	"heat apple 1 with microwave 1", "go to countertop 1", "put apple 1 in/on countertop 1",
+}
