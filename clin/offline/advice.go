@@ -1,9 +1,10 @@
 package offline
 
 import (
-	"github.com/samem/trainer/clin"
 	"regexp"
 	"strings"
+
+	"github.com/samem/trainer/clin"
 )
 
 // The free-form-advice ablation (seed 004 Sec. 5 question E, Fig. 13,

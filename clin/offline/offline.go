@@ -9,12 +9,12 @@
 package offline
 
 import (
-	"github.com/samem/trainer/clin"
 	"context"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/samem/trainer/clin"
 	"github.com/samem/trainer/envbridge/household/hhtext"
 )
 

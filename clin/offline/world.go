@@ -1,10 +1,10 @@
 package offline
 
 import (
-	"github.com/samem/trainer/clin"
 	"regexp"
 	"strings"
 
+	"github.com/samem/trainer/clin"
 	"github.com/samem/trainer/envbridge/household/hhtext"
 )
 
