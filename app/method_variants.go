@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/clin"
 )
 
@@ -18,7 +19,7 @@ var methodVariants = []struct {
 	{"arigraph-no-episodic", "arigraph", "AriGraph w/o episodic memory (seed 000 Sec. 4.3, Fig. 4): semantic graph retrieval only",
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: true, Name: "arigraph-no-episodic"},
-				arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+				arigraph.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: arioff.Roles{}})
 		}},
 	// CLIN's settings of seed 004 Table 2 beside plain clin (GEN-ENV: one
 	// trial of each held-out task from its meta-memory), and its ablation of

@@ -7,6 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	msoff "github.com/samem/trainer/memstream/offline"
+
+	arioff "github.com/samem/trainer/arigraph/offline"
+
 	clinoff "github.com/samem/trainer/clin/offline"
 
 	baselineoff "github.com/samem/trainer/baseline/offline"
@@ -52,11 +56,11 @@ var registry = map[string]entry{
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: cfg.AriGraph.NoEpisodic}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: cfg.AriGraph.NoEpisodic}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: arioff.Roles{}})
 	}},
 	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
 	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return memstream.New(memstream.Config{}, memstream.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return memstream.New(memstream.Config{}, memstream.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: msoff.Method{}})
 	}},
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.

@@ -1,6 +1,7 @@
 package arigraph
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -223,4 +224,23 @@ func (g *Graph) UnsearchedReceptacles() []string {
 		}
 	}
 	return out
+}
+
+// Fallback is the action taken when a decision gives none: an admissible
+// action not tried yet this episode (other than looking, the inventory and
+// examining) at random, else any admissible action, else "look".
+func Fallback(adm []string, tried map[string]int, rng *rand.Rand) string {
+	var fresh []string
+	for _, a := range adm {
+		if a != "look" && a != "inventory" && !strings.HasPrefix(a, "examine") && tried[a] == 0 {
+			fresh = append(fresh, a)
+		}
+	}
+	if len(fresh) == 0 {
+		fresh = adm
+	}
+	if len(fresh) == 0 {
+		return "look"
+	}
+	return fresh[rng.IntN(len(fresh))]
 }

@@ -6,12 +6,13 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/ariadne"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -200,57 +201,6 @@ func ParseBool(reply string) (v, ok bool) {
 	return v, ok
 }
 
-var reAction = regexp.MustCompile(`(?is)"?action_to_take"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
-var reReason = regexp.MustCompile(`(?is)"?reason_for_action"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
-
-// ParseDecision reads the ReAct reply {"reason_for_action": ..., "action_to_take": ...}
-// tolerantly (code fences, missing commas, text around it). ok is false when
-// no action can be found.
-func ParseDecision(reply string) (reason, action string, ok bool) {
-	if m := reAction.FindStringSubmatch(reply); m != nil {
-		action = unescape(m[1])
-	}
-	if m := reReason.FindStringSubmatch(reply); m != nil {
-		reason = unescape(m[1])
-	}
-	if action == "" {
-		// Not the asked JSON: an "Action: ..." line or a one-line answer.
-		c, _ := replyfmt.Clean(reply)
-		for _, l := range strings.Split(c, "\n") {
-			if v, ok := replyfmt.Label(l, "action_to_take", "action to take", "action"); ok {
-				action = v
-			} else if v, ok := replyfmt.Label(l, "reason_for_action", "reason"); ok && reason == "" {
-				reason = v
-			}
-		}
-		if action == "" && !strings.Contains(c, "\n") && !strings.ContainsAny(c, "{}") && len(c) <= 80 {
-			action = c
-		}
-		action, _ = replyfmt.Unquote(action)
-	}
-	action = strings.TrimSpace(action)
-	return reason, action, action != ""
-}
-
-func unescape(s string) string {
-	var out string
-	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err == nil {
-		return out
-	}
-	return s
-}
-
-// ParsePlan extracts the JSON object of a planning reply; when there is none
-// the trimmed reply is the plan (the planner's text is kept either way, since
-// working memory carries it as text).
-func ParsePlan(reply string) string {
-	i, j := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
-	if i >= 0 && j > i {
-		return strings.TrimSpace(reply[i : j+1])
-	}
-	return strings.TrimSpace(reply)
-}
-
 // LLM is the LLM-backed implementation of AriGraph's roles (prompts after
 // seed 000 Appendix D, in our own words): triplet extraction,
 // outdated-triplet detection, the exploration check, planning and the ReAct
@@ -355,7 +305,7 @@ func (l *LLM) Plan(ctx context.Context, wm WorkingMemory) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	plan := ParsePlan(r)
+	plan := ariadne.ParsePlan(r)
 	if strings.TrimSpace(plan) == "" {
 		llm.NoteUnusable(ctx, PurposePlan, llm.Skipped)
 	} else {
@@ -375,14 +325,14 @@ func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	reason, action, ok := ParseDecision(r)
+	reason, action, ok := ariadne.ParseDecision(r)
 	if !ok {
 		// The caller falls back to matching or its rules.
 		llm.NoteUnusable(ctx, PurposeDecide, llm.FellBack)
 	} else {
 		// Repaired: decorated, or not the asked JSON at all.
 		_, repaired := replyfmt.Clean(r)
-		llm.NoteParsed(ctx, PurposeDecide, repaired || !reAction.MatchString(r))
+		llm.NoteParsed(ctx, PurposeDecide, repaired || !ariadne.AsAsked(r))
 	}
 	return reason, action, nil
 }

@@ -117,28 +117,21 @@ func TestLoadGraphsErrors(t *testing.T) {
 	}
 }
 
+// TestMethodLoadErrors: the memory of another embedder is refused with
+// ErrFormat and changes nothing (agenttest covers damaged files).
 func TestMethodLoadErrors(t *testing.T) {
 	ctx := context.Background()
-	m, _ := New(Config{}, Deps{Embed: offline.New(32)})
+	m, _ := New(Config{}, Deps{Embed: offline.New(32), Offline: stubOffline{}})
 	m.priors["apple"] = map[string]int{"fridge": 2}
 	dir := t.TempDir()
 	if err := m.Save(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	other, _ := New(Config{}, Deps{Embed: &bowEmbedder{dim: 8}})
+	other, _ := New(Config{}, Deps{Embed: &bowEmbedder{dim: 8}, Offline: stubOffline{}})
 	if err := other.Load(ctx, dir); !errors.Is(err, ErrFormat) {
 		t.Errorf("Load with another embedder = %v, want ErrFormat", err)
 	}
-	p := filepath.Join(dir, filePriors)
-	if err := os.WriteFile(p, []byte("PAR1garbagePAR1"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m2, _ := New(Config{}, Deps{Embed: offline.New(32)})
-	err := m2.Load(ctx, dir)
-	if !errors.Is(err, checkpoints.ErrCorrupt) || !strings.Contains(err.Error(), p) {
-		t.Errorf("Load with damaged priors = %v, want ErrCorrupt naming %s", err, p)
-	}
-	if len(m2.priors) != 0 {
+	if len(other.priors) != 0 {
 		t.Error("a failed Load changed the method")
 	}
 }

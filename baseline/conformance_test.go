@@ -50,6 +50,7 @@ func TestConformance(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			agenttest.Run(t, agenttest.Options{New: build, Script: script, Errors: []error{baseline.ErrBadReflections}})
 		})
 	}

@@ -37,6 +37,7 @@ func TestConformance(t *testing.T) {
 		"clin": {}, "clin-ga": {GA: true}, "clin-gen-task": {GenTask: true, GA: true}, "clin-advice": {Advice: true},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			agenttest.Run(t, agenttest.Options{
 				New: func(chat llm.Chatter) (agent.Method, error) {
 					return clin.New(cfg, clin.Deps{Chat: chat, Embed: emb, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}})

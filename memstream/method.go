@@ -5,15 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sync"
 
+	replyfmt "github.com/samem/trainer/internal/reply"
+
 	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
-	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
@@ -30,8 +30,33 @@ type Config struct {
 
 // Deps are the models the method uses.
 type Deps struct {
-	Chat  llm.Chatter  // nil: offline roles and the offline Ariadne decider
+	Chat  llm.Chatter  // nil: Offline's roles
 	Embed llm.Embedder // required
+	// Offline are the roles without a model (package memstream/offline's
+	// rules), used when Chat is nil.
+	Offline Offline
+}
+
+// Offline starts the roles of an episode without a model.
+type Offline interface {
+	Begin(s agent.Start) OfflineEpisode
+}
+
+// OfflineEpisode is one episode's roles without a model: the stream's roles
+// and Ariadne's planning and decision modules, which read the memories
+// retrieved for the observation.
+type OfflineEpisode interface {
+	Roles
+	// Decide picks the next action from the observation now, the memories
+	// retrieved for it (best first; at most k) and the recent steps.
+	Decide(obs envbridge.Observation, retrieved []Scored, recent []Step, k int) (reason, action string)
+}
+
+// Step is one pair of recent history: an observation and the action taken
+// on it.
+type Step struct {
+	Action      string
+	Observation string
 }
 
 // ErrConfig is returned by New for an invalid configuration.
@@ -51,6 +76,7 @@ type Method struct {
 	emb   llm.Embedder
 	roles Roles
 	plan  *Decider // nil offline
+	off   Offline  // nil with a model
 	mu    sync.Mutex
 	s     *Stream
 	clock int // steps taken in training, the stream's time
@@ -77,6 +103,8 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat}
 		m.plan = &Decider{Chat: deps.Chat}
+	} else if m.off = deps.Offline; m.off == nil {
+		return nil, fmt.Errorf("%w: no model and no offline roles", ErrConfig)
 	}
 	return m, nil
 }
@@ -103,11 +131,11 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(uint64(s.Task.Seed), 11))
 	}
-	roles := m.roles
-	if roles == nil {
-		roles = Offline{Style: s.Style}
+	e := &episode{m: m, s: s, rng: rng, roles: m.roles}
+	if m.off != nil {
+		e.off = m.off.Begin(s)
+		e.roles = e.off
 	}
-	e := &episode{m: m, s: s, rng: rng, roles: roles, tried: map[string]int{}}
 	if s.Mode == agent.Eval {
 		m.mu.Lock()
 		e.own = &Stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
@@ -122,13 +150,11 @@ type episode struct {
 	s       agent.Start
 	rng     *rand.Rand
 	roles   Roles
-	own     *Stream // Eval: a private copy; Train: nil (the shared stream)
+	off     OfflineEpisode // nil with a model
+	own     *Stream        // Eval: a private copy; Train: nil (the shared stream)
 	clock   int
-	loc     string
-	lastAct string
 	lastObs string
-	history []arigraph.Step
-	tried   map[string]int
+	history []Step
 	plan    string
 }
 
@@ -150,10 +176,6 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	if err != nil {
 		return agent.Decision{}, err
 	}
-	o := arigraph.Rules{}.Extract(e.style(), obs.Text, e.lastAct, e.loc)
-	if o.Location != "" {
-		e.loc = o.Location
-	}
 	var got []Scored
 	var reflect bool
 	err = e.with(func(s *Stream, now int) error {
@@ -172,8 +194,8 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 	}
 	var reason, action string
-	if e.m.plan == nil {
-		reason, action = arigraph.Offline{}.Decide(e.style(), e.workingMemory(obs, got), e.tried, e.rng)
+	if e.off != nil {
+		reason, action = e.off.Decide(obs, got, e.history[max(0, len(e.history)-e.m.cfg.Recent):], e.m.cfg.K)
 	} else {
 		wm := e.ragMemory(obs, got)
 		if e.plan, err = e.m.plan.Plan(ctx, wm); err != nil {
@@ -209,58 +231,6 @@ func (e *episode) ragMemory(obs envbridge.Observation, got []Scored) RAGMemory {
 	wm := RAGMemory{Goal: e.s.Task.Goal, History: hist, Observation: obs.Text, K: e.m.cfg.K, Actions: obs.Admissible, Plan: e.plan}
 	for _, g := range got {
 		wm.Episodes = append(wm.Episodes, g.Text)
-	}
-	return wm
-}
-
-// workingMemory is the offline decider's reading of the RAG working memory:
-// recent history and the retrieved memories. The offline decider is a rule
-// reader, not a model, so the placements stated
-// in the retrieved and recent memories of this task are read as triplets
-// (later statements override earlier ones), and the receptacles or exits
-// they mention but do not explore are computed the same way AriGraph does,
-// on a throwaway graph of those triplets only.
-func (e *episode) workingMemory(obs envbridge.Observation, got []Scored) arigraph.WorkingMemory {
-	hist := e.history[max(0, len(e.history)-e.m.cfg.Recent):]
-	wm := arigraph.WorkingMemory{Goal: e.s.Task.Goal, History: hist, Observation: obs.Text, K: e.m.cfg.K, Location: e.loc, Actions: obs.Admissible, Plan: e.plan}
-	type dated struct {
-		t    int
-		text string
-	}
-	var texts []dated
-	for _, g := range got {
-		wm.Episodes = append(wm.Episodes, g.Text)
-		if g.Task == e.s.Task.ID && g.Kind == KindObservation {
-			texts = append(texts, dated{g.ID, g.Text})
-		}
-	}
-	slices.SortFunc(texts, func(a, b dated) int { return a.t - b.t })
-	g := arigraph.NewGraph()
-	add := func(text string) {
-		ts := arigraph.Rules{}.Extract(e.style(), text, "", "").Triplets
-		g.Remove(func() []arigraph.Triplet {
-			var old []arigraph.Replacement
-			old = arigraph.RuleOutdated(g.Triplets(), ts)
-			out := make([]arigraph.Triplet, len(old))
-			for i, r := range old {
-				out[i] = r.Old
-			}
-			return out
-		}()...)
-		g.Add(ts...)
-	}
-	for _, t := range texts {
-		add(t.text)
-	}
-	for _, h := range hist {
-		add(h.Observation)
-	}
-	add(obs.Text)
-	wm.Facts = g.Triplets()
-	if e.style() == envbridge.StyleHousehold {
-		wm.Exits = map[string][]string{"room": g.UnsearchedReceptacles()}
-	} else {
-		wm.Exits = g.AllUnexploredExits()
 	}
 	return wm
 }
@@ -322,9 +292,7 @@ func (e *episode) reflect(ctx context.Context) error {
 
 // Observe implements agent.Episode; the stream's clock advances one per step.
 func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
-	e.history = append(e.history, arigraph.Step{Observation: e.lastObs, Action: tr.Decision.Action})
-	e.lastAct = tr.Decision.Action
-	e.tried[tr.Decision.Action]++
+	e.history = append(e.history, Step{Observation: e.lastObs, Action: tr.Decision.Action})
 	if e.own != nil {
 		e.clock++
 		return nil

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/ariadne"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
@@ -27,7 +27,7 @@ const (
 // replaced by one of the following alternatives").
 type RAGMemory struct {
 	Goal        string
-	History     []arigraph.Step
+	History     []Step
 	Observation string
 	Episodes    []string // the retrieved memories, best first
 	K           int      // the retrieval budget named in the prompt
@@ -60,8 +60,8 @@ func RenderPlan(wm RAGMemory) (string, error) { return render("rag_plan.tmpl", w
 func RenderDecide(wm RAGMemory) (string, error) { return render("rag_decide.tmpl", wm.data()) }
 
 // Decider is Ariadne's planning and decision modules with the stream as
-// memory. Replies are read by arigraph's parsers, as the reply forms are the
-// same.
+// memory. Replies are read by package ariadne, as AriGraph's are: the reply
+// forms are the same.
 type Decider struct {
 	Chat        llm.Chatter
 	Temperature float64
@@ -85,7 +85,7 @@ func (d *Decider) Plan(ctx context.Context, wm RAGMemory) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	plan := arigraph.ParsePlan(r)
+	plan := ariadne.ParsePlan(r)
 	// An empty plan leaves the agent without one this step (skipped).
 	noteLines(ctx, PurposePlan, r, len(strings.TrimSpace(plan)))
 	return plan, nil
@@ -102,7 +102,7 @@ func (d *Decider) Decide(ctx context.Context, wm RAGMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	reason, action, ok := arigraph.ParseDecision(r)
+	reason, action, ok := ariadne.ParseDecision(r)
 	// Without an action the caller falls back to matching the reply.
 	replyfmt.Note(ctx, PurposeDecide, r, ok && action != "", llm.FellBack)
 	return reason, action, nil

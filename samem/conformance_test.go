@@ -39,6 +39,7 @@ func TestConformance(t *testing.T) {
 		"no-forgetting": {NoForgetting: true}, "action-level": {ActionLevel: true},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			agenttest.Run(t, agenttest.Options{
 				New: func(chat llm.Chatter) (agent.Method, error) {
 					d := samem.Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(256)}

@@ -1,21 +1,22 @@
-package arigraph
+package offline
 
 import (
 	"math/rand/v2"
 	"slices"
 	"strings"
 
+	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household/hhtext"
 )
 
-// Offline is the offline planner and decision module of the Ariadne agent:
+// Decider is the offline planner and decision module of the Ariadne agent:
 // deterministic rules over working memory (the goal, the retrieved triplets,
 // the unexplored exits or receptacles, the admissible actions), never the
 // environment's hidden state. It is memory-agnostic, as Ariadne is (seed 000
 // Sec. 4.2 swaps only the memory module): the memory-stream baseline feeds it
 // triplets read from its retrieved memories. The zero value is ready to use.
-type Offline struct{}
+type Decider struct{}
 
 // facts is the decider's reading of working-memory triplets.
 type facts struct {
@@ -27,7 +28,7 @@ type facts struct {
 	order     []string            // entities in first-mention order
 }
 
-func readFacts(ts []Triplet) facts {
+func readFacts(ts []arigraph.Triplet) facts {
 	f := facts{where: map[string]string{}, state: map[string]map[string]bool{}, toBe: map[string][]string{}}
 	seen := map[string]bool{}
 	for _, t := range ts {
@@ -38,11 +39,11 @@ func readFacts(ts []Triplet) facts {
 			}
 		}
 		switch {
-		case locationRels[t.Relation]:
+		case arigraph.LocationRelation(t.Relation):
 			f.where[t.Subject] = t.Object
 		case t.Relation == "contains":
 			f.where[t.Object] = t.Subject
-		case t.Relation == RelState:
+		case t.Relation == arigraph.RelState:
 			if f.state[t.Subject] == nil {
 				f.state[t.Subject] = map[string]bool{}
 			}
@@ -54,7 +55,7 @@ func readFacts(ts []Triplet) facts {
 		}
 	}
 	for o, p := range f.where {
-		if p == Inventory {
+		if p == arigraph.Inventory {
 			f.inventory = append(f.inventory, o)
 		}
 	}
@@ -67,7 +68,7 @@ func (f facts) has(e, s string) bool { return f.state[e][s] }
 // Decide picks the next action. tried counts how often each action was
 // already taken this episode, so that fruitless actions are not repeated
 // forever; rng breaks ties of the fallback.
-func (Offline) Decide(style envbridge.Style, wm WorkingMemory, tried map[string]int, rng *rand.Rand) (reason, action string) {
+func (Decider) Decide(style envbridge.Style, wm arigraph.WorkingMemory, tried map[string]int, rng *rand.Rand) (reason, action string) {
 	if style == envbridge.StyleHousehold {
 		return decideHousehold(wm, tried, rng)
 	}
@@ -95,31 +96,15 @@ func pick(adm []string, tried map[string]int, limit int, cands ...string) string
 	return ""
 }
 
-func fallback(adm []string, tried map[string]int, rng *rand.Rand) string {
-	var fresh []string
-	for _, a := range adm {
-		if a != "look" && a != "inventory" && !strings.HasPrefix(a, "examine") && tried[a] == 0 {
-			fresh = append(fresh, a)
-		}
-	}
-	if len(fresh) == 0 {
-		fresh = adm
-	}
-	if len(fresh) == 0 {
-		return "look"
-	}
-	return fresh[rng.IntN(len(fresh))]
-}
-
 var applianceOf = map[string]string{hhtext.PickClean: "sinkbasin", hhtext.PickHeat: "microwave", hhtext.PickCool: "fridge"}
 var verbOf = map[string]string{hhtext.PickClean: "clean", hhtext.PickHeat: "heat", hhtext.PickCool: "cool"}
 var doneOf = map[string]string{hhtext.PickClean: "clean", hhtext.PickHeat: "hot", hhtext.PickCool: "cool"}
 
-func decideHousehold(wm WorkingMemory, tried map[string]int, rng *rand.Rand) (string, string) {
+func decideHousehold(wm arigraph.WorkingMemory, tried map[string]int, rng *rand.Rand) (string, string) {
 	adm := wm.Actions
 	g, ok := hhtext.ParseGoal(wm.Goal)
 	if !ok {
-		return "goal not understood; acting at random", fallback(adm, tried, rng)
+		return "goal not understood; acting at random", arigraph.Fallback(adm, tried, rng)
 	}
 	f := readFacts(wm.Facts)
 	at := wm.Location
@@ -206,7 +191,7 @@ func decideHousehold(wm WorkingMemory, tried map[string]int, rng *rand.Rand) (st
 		// a known object of the goal type not yet placed
 		for _, o := range f.order {
 			p, ok := f.where[o]
-			if !ok || kindOf(o) != g.Object || p == Inventory || (kindOf(p) == g.Receptacle && g.Receptacle != "") {
+			if !ok || kindOf(o) != g.Object || p == arigraph.Inventory || (kindOf(p) == g.Receptacle && g.Receptacle != "") {
 				continue
 			}
 			if p == at {
@@ -224,9 +209,9 @@ func decideHousehold(wm WorkingMemory, tried map[string]int, rng *rand.Rand) (st
 
 // exploreHousehold opens the closed receptacle the agent stands at, else goes
 // to the next unsearched receptacle, earlier tasks' priors first.
-func exploreHousehold(wm WorkingMemory, f facts, want string, tried map[string]int, rng *rand.Rand) (string, string) {
+func exploreHousehold(wm arigraph.WorkingMemory, f facts, want string, tried map[string]int, rng *rand.Rand) (string, string) {
 	adm := wm.Actions
-	if wm.Location != "" && f.has(wm.Location, "closed") && !f.has(wm.Location, StateSearched) {
+	if wm.Location != "" && f.has(wm.Location, "closed") && !f.has(wm.Location, arigraph.StateSearched) {
 		if a := pick(adm, tried, 1, "open "+wm.Location); a != "" {
 			return "look inside", a
 		}
@@ -251,16 +236,16 @@ func exploreHousehold(wm WorkingMemory, f facts, want string, tried map[string]i
 			return "explore an unsearched receptacle", a
 		}
 	}
-	return "nothing left to search; acting at random", fallback(adm, tried, rng)
+	return "nothing left to search; acting at random", arigraph.Fallback(adm, tried, rng)
 }
 
 var toolFor = map[string]string{"diced": "knife", "sliced": "knife", "chopped": "knife", "fried": "stove", "grilled": "bbq", "roasted": "oven"}
 var verbFor = map[string]string{"diced": "dice", "sliced": "slice", "chopped": "chop"}
 
-func decideFiction(wm WorkingMemory, tried map[string]int, rng *rand.Rand) (string, string) {
+func decideFiction(wm arigraph.WorkingMemory, tried map[string]int, rng *rand.Rand) (string, string) {
 	f := readFacts(wm.Facts)
 	loc := wm.Location
-	inInv := func(x string) bool { return f.where[x] == Inventory }
+	inInv := func(x string) bool { return f.where[x] == arigraph.Inventory }
 	// here reports whether x is in loc, directly or on/in something in loc.
 	var here func(x string, depth int) (string, bool)
 	here = func(x string, depth int) (string, bool) {
@@ -395,7 +380,7 @@ func decideFiction(wm WorkingMemory, tried map[string]int, rng *rand.Rand) (stri
 
 // routeStep returns the "go to <location>" action; the episode turns it
 // into the route's first move.
-func routeStep(wm WorkingMemory, to string, tried map[string]int) string {
+func routeStep(wm arigraph.WorkingMemory, to string, tried map[string]int) string {
 	if to == "" || to == wm.Location {
 		return ""
 	}

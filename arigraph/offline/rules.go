@@ -1,9 +1,10 @@
-package arigraph
+package offline
 
 import (
 	"regexp"
 	"strings"
 
+	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/envbridge"
 )
 
@@ -16,35 +17,31 @@ type Rules struct{}
 
 // Observed is what the rules read from one observation.
 type Observed struct {
-	Triplets []Triplet
+	Triplets []arigraph.Triplet
 	// Location is where the observation says the agent is ("" when it does
 	// not say): a room in fiction, a receptacle in the household world.
 	Location string
 }
 
 var (
-	// fiction: where the agent is.
-	reRoomHeader = regexp.MustCompile(`(?m)^\s*-=\s*(.+?)\s*=-\s*$`)
-	reRoomIn     = regexp.MustCompile(`(?i)\b(?:you are in|you find yourself in|you're now in|you are now in|you've entered|you have entered|you arrive in|you arrive at|welcome to|you've just walked into|you've just sauntered into|you're in|we're calling) (?:a |an |the )?([a-z0-9][a-z0-9' -]*?)\s*[.!,;:\n]`)
-	reExitsList  = regexp.MustCompile(`(?i)\bexits?\s*(?:are|is)?\s*:\s*([a-z, ]+)`)
-	reDirWord    = regexp.MustCompile(`(?i)\b(north|south|east|west|northeast|northwest|southeast|southwest|up|down)\b`)
-	reExitWords  = regexp.MustCompile(`(?i)\b(exit|entranceway|doorway|door|passage|path|going|leading|leads|way)\b`)
-	reDoorLead   = regexp.MustCompile(`(?i)\b(?:a|an) (open|closed|locked) ([a-z0-9 -]+?(?:door|gate|hatch|portal)) leading (north|south|east|west|up|down)`)
-	reOnFloor    = regexp.MustCompile(`(?i)there (?:is|are) ((?:a|an|the|some) [^.]+?) on the (?:floor|ground)\b`)
-	reThereOn    = regexp.MustCompile(`(?i)(?:there (?:is|are)|you see) ((?:a|an|the|some) [^.]+?) (on|in) (?:the|a|an) ([a-z0-9 -]+?)\s*[.!]`)
-	reOnYouSee   = regexp.MustCompile(`(?i)\bon the ([a-z0-9 -]+?),? you (?:can )?(?:see|make out|spot) ([^.]+)\.`)
-	reContains   = regexp.MustCompile(`(?i)\bthe ([a-z0-9 -]+?) contains ([^.]+)\.`)
-	reSee        = regexp.MustCompile(`(?i)\b(?:you see|you can see|you make out|you can make out|you notice|you spy|it's|you spot|you can spot) ((?:a|an) [^.!?]+?)[.!?]`)
-	reTake       = regexp.MustCompile(`(?i)\byou (?:take|pick up) (?:the )?([a-z0-9 -]+?)(?: from (?:the )?([a-z0-9 -]+?))?\s*[.!]`)
-	reCarrying   = regexp.MustCompile(`(?i)you are carrying:?\s*([^.]+?)(?:\.|$)`)
-	reDrop       = regexp.MustCompile(`(?i)\byou drop (?:the )?([a-z0-9 -]+?)(?: on the (?:floor|ground))?\s*[.!]`)
-	rePut        = regexp.MustCompile(`(?i)\byou (?:put|place|insert) (?:the )?([a-z0-9 -]+?) (in|on|into|onto|in/on) (?:the )?([a-z0-9 -]+?)\s*[.!]`)
-	reOpenClose  = regexp.MustCompile(`(?i)\byou (open|close|unlock|lock) (?:the )?([a-z0-9 -]+?)(?: with (?:the )?[a-z0-9 -]+?)?\s*[.!]`)
-	reCooked     = regexp.MustCompile(`(?i)\byou (fried|grilled|roasted|diced|sliced|chopped|cooked|fry|grill|roast|dice|slice|chop) (?:the )?([a-z0-9 -]+?)\s*[.!]`)
-	reRecipe     = regexp.MustCompile(`(?is)ingredients:\s*(.*?)\s*directions:\s*(.*?)(?:\n\s*\n|>|$)`)
+	reExitsList = regexp.MustCompile(`(?i)\bexits?\s*(?:are|is)?\s*:\s*([a-z, ]+)`)
+	reDirWord   = regexp.MustCompile(`(?i)\b(north|south|east|west|northeast|northwest|southeast|southwest|up|down)\b`)
+	reExitWords = regexp.MustCompile(`(?i)\b(exit|entranceway|doorway|door|passage|path|going|leading|leads|way)\b`)
+	reDoorLead  = regexp.MustCompile(`(?i)\b(?:a|an) (open|closed|locked) ([a-z0-9 -]+?(?:door|gate|hatch|portal)) leading (north|south|east|west|up|down)`)
+	reOnFloor   = regexp.MustCompile(`(?i)there (?:is|are) ((?:a|an|the|some) [^.]+?) on the (?:floor|ground)\b`)
+	reThereOn   = regexp.MustCompile(`(?i)(?:there (?:is|are)|you see) ((?:a|an|the|some) [^.]+?) (on|in) (?:the|a|an) ([a-z0-9 -]+?)\s*[.!]`)
+	reOnYouSee  = regexp.MustCompile(`(?i)\bon the ([a-z0-9 -]+?),? you (?:can )?(?:see|make out|spot) ([^.]+)\.`)
+	reContains  = regexp.MustCompile(`(?i)\bthe ([a-z0-9 -]+?) contains ([^.]+)\.`)
+	reSee       = regexp.MustCompile(`(?i)\b(?:you see|you can see|you make out|you can make out|you notice|you spy|it's|you spot|you can spot) ((?:a|an) [^.!?]+?)[.!?]`)
+	reTake      = regexp.MustCompile(`(?i)\byou (?:take|pick up) (?:the )?([a-z0-9 -]+?)(?: from (?:the )?([a-z0-9 -]+?))?\s*[.!]`)
+	reCarrying  = regexp.MustCompile(`(?i)you are carrying:?\s*([^.]+?)(?:\.|$)`)
+	reDrop      = regexp.MustCompile(`(?i)\byou drop (?:the )?([a-z0-9 -]+?)(?: on the (?:floor|ground))?\s*[.!]`)
+	rePut       = regexp.MustCompile(`(?i)\byou (?:put|place|insert) (?:the )?([a-z0-9 -]+?) (in|on|into|onto|in/on) (?:the )?([a-z0-9 -]+?)\s*[.!]`)
+	reOpenClose = regexp.MustCompile(`(?i)\byou (open|close|unlock|lock) (?:the )?([a-z0-9 -]+?)(?: with (?:the )?[a-z0-9 -]+?)?\s*[.!]`)
+	reCooked    = regexp.MustCompile(`(?i)\byou (fried|grilled|roasted|diced|sliced|chopped|cooked|fry|grill|roast|dice|slice|chop) (?:the )?([a-z0-9 -]+?)\s*[.!]`)
+	reRecipe    = regexp.MustCompile(`(?is)ingredients:\s*(.*?)\s*directions:\s*(.*?)(?:\n\s*\n|>|$)`)
 	// household.
 	reHHRoom    = regexp.MustCompile(`(?i)looking quickly around you, you see ([^.]+)\.`)
-	reHHArrive  = regexp.MustCompile(`(?i)you arrive at (?:loc \d+|(?:the )?([a-z0-9 ]+?))\s*\.`)
 	reHHOn      = regexp.MustCompile(`(?i)\b(on|in) the ([a-z]+ \d+), you see ([^.]+)\.`)
 	reHHInIt    = regexp.MustCompile(`(?i)you open the ([a-z]+ \d+)\.(?: the [a-z]+ \d+ is open\.)? in it, you see ([^.]+)\.`)
 	reHHClosed  = regexp.MustCompile(`(?i)the ([a-z]+ \d+) is (closed|open)\.`)
@@ -68,7 +65,7 @@ func SplitList(s string) []string {
 	s = strings.ReplaceAll(s, " and ", ", ")
 	var out []string
 	for _, p := range strings.Split(s, ",") {
-		p = NormEntity(p)
+		p = arigraph.NormEntity(p)
 		p = strings.TrimPrefix(p, "raw ") // "a raw yellow potato" is the yellow potato
 		if p != "" && p != "nothing" {
 			out = append(out, p)
@@ -89,41 +86,35 @@ func (Rules) Extract(style envbridge.Style, text, action, prevLoc string) Observ
 
 func extractHousehold(text string) Observed {
 	var o Observed
-	add := func(s, r, ob string) { o.Triplets = append(o.Triplets, Triplet{s, r, ob}.Norm()) }
+	o.Location, _ = arigraph.Locate(envbridge.StyleHousehold, text, "", "")
+	add := func(s, r, ob string) {
+		o.Triplets = append(o.Triplets, arigraph.Triplet{Subject: s, Relation: r, Object: ob}.Norm())
+	}
 	if m := reHHRoom.FindStringSubmatch(text); m != nil {
 		for _, r := range SplitList(m[1]) {
-			add("room", RelHasReceptacle, r)
+			add("room", arigraph.RelHasReceptacle, r)
 		}
 	}
-	if m := reHHArrive.FindStringSubmatch(text); m != nil && m[1] != "" {
-		o.Location = NormEntity(m[1])
-	}
 	for _, m := range reHHOn.FindAllStringSubmatch(text, -1) {
-		rec := NormEntity(m[2])
-		add(rec, RelState, StateSearched)
+		rec := arigraph.NormEntity(m[2])
+		add(rec, arigraph.RelState, arigraph.StateSearched)
 		for _, it := range SplitList(m[3]) {
 			add(it, "is "+strings.ToLower(m[1]), rec)
 		}
-		if o.Location == "" {
-			o.Location = rec
-		}
 	}
 	for _, m := range reHHInIt.FindAllStringSubmatch(text, -1) {
-		rec := NormEntity(m[1])
-		add(rec, RelState, "open")
-		add(rec, RelState, StateSearched)
+		rec := arigraph.NormEntity(m[1])
+		add(rec, arigraph.RelState, "open")
+		add(rec, arigraph.RelState, arigraph.StateSearched)
 		for _, it := range SplitList(m[2]) {
 			add(it, "is in", rec)
 		}
 	}
 	for _, m := range reHHClosed.FindAllStringSubmatch(text, -1) {
-		add(m[1], RelState, strings.ToLower(m[2]))
-		if o.Location == "" && strings.EqualFold(m[2], "closed") {
-			o.Location = NormEntity(m[1])
-		}
+		add(m[1], arigraph.RelState, strings.ToLower(m[2]))
 	}
 	for _, m := range reHHPick.FindAllStringSubmatch(text, -1) {
-		add(m[1], "is in", Inventory)
+		add(m[1], "is in", arigraph.Inventory)
 	}
 	for _, m := range reHHPut.FindAllStringSubmatch(text, -1) {
 		rel := "is in"
@@ -133,10 +124,10 @@ func extractHousehold(text string) Observed {
 		add(m[1], rel, m[3])
 	}
 	for _, m := range reHHProcess.FindAllStringSubmatch(text, -1) {
-		add(m[2], RelState, processedState[strings.ToLower(m[1])])
+		add(m[2], arigraph.RelState, processedState[strings.ToLower(m[1])])
 	}
 	for _, m := range reHHTurnOn.FindAllStringSubmatch(text, -1) {
-		add(m[1], RelState, "on")
+		add(m[1], arigraph.RelState, "on")
 	}
 	return o
 }
@@ -157,44 +148,38 @@ func sentences(text string) []string {
 func extractFiction(text, action, prevLoc string) Observed {
 	var o Observed
 	add := func(s, r, ob string) {
-		t := Triplet{s, r, ob}.Norm()
+		t := arigraph.Triplet{Subject: s, Relation: r, Object: ob}.Norm()
 		if t.Valid() {
 			o.Triplets = append(o.Triplets, t)
 		}
 	}
-	if m := reRoomHeader.FindStringSubmatch(text); m != nil {
-		o.Location = NormEntity(m[1])
-	} else if m := reRoomIn.FindStringSubmatch(text); m != nil {
-		o.Location = NormEntity(m[1])
-	}
-	loc := o.Location
+	loc, spatial := arigraph.Locate(envbridge.StyleFiction, text, action, prevLoc)
+	o.Location = loc
 	here := loc
 	if here == "" {
-		here = NormEntity(prevLoc)
+		here = arigraph.NormEntity(prevLoc)
 	}
 	// Exits: an explicit list, or any sentence that talks of a way out and names directions.
 	if m := reExitsList.FindStringSubmatch(text); m != nil && loc != "" {
 		for _, d := range reDirWord.FindAllString(m[1], -1) {
-			add(loc, RelHasExit, strings.ToLower(d))
+			add(loc, arigraph.RelHasExit, strings.ToLower(d))
 		}
 	}
 	if loc != "" {
 		for _, s := range sentences(text) {
 			if reExitWords.MatchString(s) {
 				for _, d := range reDirWord.FindAllString(s, -1) {
-					add(loc, RelHasExit, strings.ToLower(d))
+					add(loc, arigraph.RelHasExit, strings.ToLower(d))
 				}
 			}
 		}
 		for _, m := range reDoorLead.FindAllStringSubmatch(text, -1) {
-			add(m[2], RelState, strings.ToLower(m[1]))
+			add(m[2], arigraph.RelState, strings.ToLower(m[1]))
 			add(m[2], "leads", strings.ToLower(m[3])+" of "+loc)
 		}
 	}
 	// A move by compass direction that arrived somewhere new.
-	if d, ok := Direction(action); ok && loc != "" && prevLoc != "" && NormEntity(prevLoc) != loc {
-		o.Triplets = append(o.Triplets, Spatial(loc, d, prevLoc))
-	}
+	o.Triplets = append(o.Triplets, spatial...)
 	if here != "" {
 		for _, m := range reOnFloor.FindAllStringSubmatch(text, -1) {
 			for _, it := range SplitList(m[1]) {
@@ -229,7 +214,7 @@ func extractFiction(text, action, prevLoc string) Observed {
 			for _, it := range SplitList(phrase) {
 				for _, st := range []string{"closed ", "open ", "locked "} {
 					if rest, ok := strings.CutPrefix(it, st); ok {
-						add(rest, RelState, strings.TrimSpace(st))
+						add(rest, arigraph.RelState, strings.TrimSpace(st))
 						it = rest
 					}
 				}
@@ -238,11 +223,11 @@ func extractFiction(text, action, prevLoc string) Observed {
 		}
 	}
 	for _, m := range reTake.FindAllStringSubmatch(text, -1) {
-		add(m[1], "is in", Inventory)
+		add(m[1], "is in", arigraph.Inventory)
 	}
 	if m := reCarrying.FindStringSubmatch(text); m != nil {
 		for _, it := range SplitList(m[1]) {
-			add(it, "is in", Inventory)
+			add(it, "is in", arigraph.Inventory)
 		}
 	}
 	for _, m := range reDrop.FindAllStringSubmatch(text, -1) {
@@ -262,25 +247,25 @@ func extractFiction(text, action, prevLoc string) Observed {
 		if strings.HasPrefix(strings.ToLower(m[2]), "copy of") {
 			continue // "You open the copy of ..." is reading a book
 		}
-		add(m[2], RelState, state)
+		add(m[2], arigraph.RelState, state)
 	}
 	for _, m := range reCooked.FindAllStringSubmatch(text, -1) {
-		add(m[2], RelState, cookState[strings.ToLower(m[1])])
+		add(m[2], arigraph.RelState, cookState[strings.ToLower(m[1])])
 	}
 	if m := reRecipe.FindStringSubmatch(text); m != nil {
 		for _, line := range strings.Split(m[1], "\n") {
-			if it := NormEntity(line); it != "" {
+			if it := arigraph.NormEntity(line); it != "" {
 				add("recipe", "requires", it)
 			}
 		}
 		for _, line := range strings.Split(m[2], "\n") {
-			line = NormEntity(line)
+			line = arigraph.NormEntity(line)
 			verb, obj, ok := strings.Cut(line, " ")
 			if !ok {
 				continue
 			}
 			if st, ok := cookState[verb]; ok {
-				add(NormEntity(obj), "to be", st)
+				add(arigraph.NormEntity(obj), "to be", st)
 			}
 		}
 	}
