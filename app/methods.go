@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	kgoff "github.com/samem/trainer/kgplan/offline"
+
 	msoff "github.com/samem/trainer/memstream/offline"
 
 	arioff "github.com/samem/trainer/arigraph/offline"
@@ -79,7 +81,7 @@ var registry = map[string]entry{
 			// offline planner gets it as a search order.
 			kc.CanHold = household.CanHold
 		}
-		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder, Text: kgoff.Text{}})
 	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed

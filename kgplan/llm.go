@@ -14,7 +14,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/pddl"
 )
@@ -173,7 +172,7 @@ func parseTriplets(v json.RawMessage) ([]Triplet, error) {
 func clean(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.Trim(s, "\"'`")
-	if _, _, ok := hhtext.SplitName(FromPDDL(s)); ok {
+	if _, ok := kindOf(FromPDDL(s)); ok {
 		s = FromPDDL(s)
 	}
 	return s
@@ -256,7 +255,7 @@ func (e *episode) chat(ctx context.Context, purpose, prompt string) (string, err
 // llmUpdate asks the model for the update, verifies it, and re-prompts with
 // the violations up to UpdateAttempts (seed 003 Sec. IV-B steps 1-4).
 func (e *episode) llmUpdate(ctx context.Context, text string) error {
-	seeds := []string{agentName}
+	seeds := []string{Agent}
 	lower := strings.ToLower(text)
 	for _, ent := range e.g.Entities() {
 		if strings.Contains(lower, ent.Name) {
@@ -310,14 +309,13 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 	return nil // every attempt failed: the graph stays as it was
 }
 
-// writeGoal produces the :goal: by the LLM when set, else by GoalRule.
+// writeGoal produces the :goal: by the LLM when set, else by Deps.Text.
 func (e *episode) writeGoal(ctx context.Context, task, plannerErr string) (pddl.Condition, error) {
 	if e.m.deps.Chat == nil {
-		c, _, err := GoalRule(e.m.dom, task)
-		return c, err
+		return e.m.deps.Text.Goal(e.m.dom, task)
 	}
-	if i := strings.Index(task, hhtext.TaskPrefix); i >= 0 {
-		task = strings.TrimSpace(task[i+len(hhtext.TaskPrefix):])
+	if i := strings.Index(task, taskPrefix); i >= 0 {
+		task = strings.TrimSpace(task[i+len(taskPrefix):])
 	}
 	prompt, err := GoalPrompt(e.g, task, plannerErr)
 	if err != nil {

@@ -1,40 +1,11 @@
-package kgplan
+package offline
 
 import (
-	_ "embed"
-	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/samem/trainer/envbridge/household/hhtext"
+	"github.com/samem/trainer/kgplan"
 	"github.com/samem/trainer/pddl"
-)
-
-//go:embed household.pddl
-var householdPDDL string
-
-var (
-	domOnce sync.Once
-	domVal  *pddl.Domain
-	domErr  error
-)
-
-// Household returns the parsed household domain (household.pddl). The
-// domain is shared and must not be modified.
-func Household() (*pddl.Domain, error) {
-	domOnce.Do(func() {
-		domVal, domErr = pddl.ParseDomain(householdPDDL)
-		if domErr != nil {
-			domErr = fmt.Errorf("household.pddl: %w", domErr)
-		}
-	})
-	return domVal, domErr
-}
-
-// Names of the domain's constants.
-const (
-	agentName = "you"
-	startName = "middle-of-room"
 )
 
 // openableClasses start closed and must be opened (../shared/ALFWORLD-FACTS.md).
@@ -58,32 +29,32 @@ func entityType(dom *pddl.Domain, name, role string) string {
 // observation into the triplets to remove and add (seed 003 Sec. IV-B,
 // with rules standing in for the LLM). It reads only the observation text
 // and the graph. failed is true when the text says the action did nothing.
-func Read(g *Graph, obs string) (u Update, failed bool) {
+func Read(g *kgplan.Graph, obs string) (u kgplan.Update, failed bool) {
 	ev := hhtext.ParseObservation(obs)
 	u.Entities = map[string]string{}
 	item := func(name string) {
-		if _, ok := g.types[name]; !ok {
-			u.Entities[name] = entityType(g.dom, name, "item")
+		if !g.Knows(name) {
+			u.Entities[name] = entityType(g.Domain(), name, "item")
 		}
 	}
 	recep := func(name string) {
-		if _, ok := g.types[name]; !ok {
-			u.Entities[name] = entityType(g.dom, name, "receptacle")
+		if !g.Knows(name) {
+			u.Entities[name] = entityType(g.Domain(), name, "receptacle")
 			class, _, _ := hhtext.SplitName(name)
 			if slices.Contains(openableClasses, class) {
-				u.Add = append(u.Add, Triplet{name, "openable", True}, Triplet{name, "opened", False})
+				u.Add = append(u.Add, tr(name, "openable", kgplan.True), tr(name, "opened", kgplan.False))
 			} else {
-				u.Add = append(u.Add, Triplet{name, "opened", True})
+				u.Add = append(u.Add, tr(name, "opened", kgplan.True))
 			}
 		}
 	}
 	moveTo := func(r string) {
 		for _, t := range g.Triplets() {
-			if t.Subject == agentName && t.Relation == "at" && t.Object != r {
+			if t.Subject == kgplan.Agent && t.Relation == "at" && t.Object != r {
 				u.Remove = append(u.Remove, t)
 			}
 		}
-		u.Add = append(u.Add, Triplet{agentName, "at", r})
+		u.Add = append(u.Add, tr(kgplan.Agent, "at", r))
 	}
 	contents := func(r string, items []string) {
 		if items == nil {
@@ -100,28 +71,28 @@ func Read(g *Graph, obs string) (u Update, failed bool) {
 		}
 		for _, it := range items {
 			item(it)
-			u.Add = append(u.Add, Triplet{it, "in", r})
+			u.Add = append(u.Add, tr(it, "in", r))
 		}
 	}
 	hold := func(o string, holding bool) {
 		if holding {
-			u.Add = append(u.Add, Triplet{agentName, "holding", o}, Triplet{agentName, "handempty", False})
+			u.Add = append(u.Add, tr(kgplan.Agent, "holding", o), tr(kgplan.Agent, "handempty", kgplan.False))
 		} else {
-			u.Remove = append(u.Remove, Triplet{agentName, "holding", o})
-			u.Add = append(u.Add, Triplet{agentName, "handempty", True})
+			u.Remove = append(u.Remove, tr(kgplan.Agent, "holding", o))
+			u.Add = append(u.Add, tr(kgplan.Agent, "handempty", kgplan.True))
 		}
 	}
 	switch ev.Kind {
 	case hhtext.Nothing:
-		return Update{}, true
+		return kgplan.Update{}, true
 	case hhtext.Start:
 		for _, r := range ev.Items {
 			recep(r)
 		}
-		u.Add = append(u.Add, Triplet{agentName, "at", startName}, Triplet{agentName, "handempty", True})
+		u.Add = append(u.Add, tr(kgplan.Agent, "at", kgplan.StartPlace), tr(kgplan.Agent, "handempty", kgplan.True))
 	case hhtext.Arrive, hhtext.Open, hhtext.Examine:
 		if ev.Target == "" {
-			return Update{}, false
+			return kgplan.Update{}, false
 		}
 		recep(ev.Target)
 		if ev.Kind == hhtext.Arrive {
@@ -129,50 +100,53 @@ func Read(g *Graph, obs string) (u Update, failed bool) {
 		}
 		switch {
 		case ev.Closed:
-			u.Add = append(u.Add, Triplet{ev.Target, "opened", False})
+			u.Add = append(u.Add, tr(ev.Target, "opened", kgplan.False))
 		case ev.Opened || ev.Kind == hhtext.Open:
-			u.Add = append(u.Add, Triplet{ev.Target, "opened", True})
+			u.Add = append(u.Add, tr(ev.Target, "opened", kgplan.True))
 		}
 		contents(ev.Target, ev.Items)
 	case hhtext.Close:
-		u.Add = append(u.Add, Triplet{ev.Target, "opened", False})
+		u.Add = append(u.Add, tr(ev.Target, "opened", kgplan.False))
 	case hhtext.Take:
 		recep(ev.Target)
 		item(ev.Object)
-		u.Remove = append(u.Remove, Triplet{ev.Object, "in", ev.Target})
+		u.Remove = append(u.Remove, tr(ev.Object, "in", ev.Target))
 		hold(ev.Object, true)
 	case hhtext.Put:
 		recep(ev.Target)
 		item(ev.Object)
 		hold(ev.Object, false)
-		u.Add = append(u.Add, Triplet{ev.Object, "in", ev.Target})
+		u.Add = append(u.Add, tr(ev.Object, "in", ev.Target))
 	case hhtext.Clean:
 		item(ev.Object)
-		u.Add = append(u.Add, Triplet{ev.Object, "clean", True})
+		u.Add = append(u.Add, tr(ev.Object, "clean", kgplan.True))
 	case hhtext.Heat:
 		item(ev.Object)
-		u.Add = append(u.Add, Triplet{ev.Object, "hot", True}, Triplet{ev.Object, "cool", False})
+		u.Add = append(u.Add, tr(ev.Object, "hot", kgplan.True), tr(ev.Object, "cool", kgplan.False))
 	case hhtext.Cool:
 		item(ev.Object)
-		u.Add = append(u.Add, Triplet{ev.Object, "cool", True}, Triplet{ev.Object, "hot", False})
+		u.Add = append(u.Add, tr(ev.Object, "cool", kgplan.True), tr(ev.Object, "hot", kgplan.False))
 	case hhtext.TurnOn:
 		item(ev.Target)
-		u.Add = append(u.Add, Triplet{ev.Target, "toggled", True})
+		u.Add = append(u.Add, tr(ev.Target, "toggled", kgplan.True))
 	case hhtext.Inventory:
 		for _, t := range g.Triplets() {
-			if t.Subject == agentName && t.Relation == "holding" && !slices.Contains(ev.Items, t.Object) {
+			if t.Subject == kgplan.Agent && t.Relation == "holding" && !slices.Contains(ev.Items, t.Object) {
 				u.Remove = append(u.Remove, t)
 			}
 		}
 		for _, o := range ev.Items {
 			item(o)
-			u.Add = append(u.Add, Triplet{agentName, "holding", o})
+			u.Add = append(u.Add, tr(kgplan.Agent, "holding", o))
 		}
-		empty := map[bool]string{true: True, false: False}[len(ev.Items) == 0]
-		u.Add = append(u.Add, Triplet{agentName, "handempty", empty})
+		empty := map[bool]string{true: kgplan.True, false: kgplan.False}[len(ev.Items) == 0]
+		u.Add = append(u.Add, tr(kgplan.Agent, "handempty", empty))
 	}
 	if len(u.Entities) == 0 {
 		u.Entities = nil
 	}
 	return u, false
 }
+
+// tr is the triplet (s, r, o).
+func tr(s, r, o string) kgplan.Triplet { return kgplan.Triplet{Subject: s, Relation: r, Object: o} }
