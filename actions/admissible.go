@@ -12,15 +12,15 @@ import (
 	"github.com/samem/trainer/llm"
 )
 
-// MatchThreshold is the least cosine similarity at which a proposed action is
+// matchThreshold is the least cosine similarity at which a proposed action is
 // replaced by the most similar admissible one (CLIN's executor rule, seed 004
 // Sec. 3.3, which SAMem's action step follows).
-const MatchThreshold = 0.9
+const matchThreshold = 0.9
 
 // MatchAdmissible maps a proposed action onto the admissible list: an exact
 // match (ignoring case and surrounding or repeated white space) first, then
 // the most similar admissible action by embedding when its cosine similarity
-// is at least MatchThreshold. ok is false when neither holds; the caller then
+// is at least matchThreshold. ok is false when neither holds; the caller then
 // retries with feedback. sim is the similarity of the returned match (1 for an
 // exact one). With no admissible list (free-form environments) the action is
 // returned as it is.
@@ -58,7 +58,7 @@ func MatchAdmissible(ctx context.Context, emb llm.Embedder, action string, admis
 			best, bestSim = i-1, s
 		}
 	}
-	if best < 0 || bestSim < MatchThreshold {
+	if best < 0 || bestSim < matchThreshold {
 		return "", bestSim, false, nil
 	}
 	return admissible[best], bestSim, true, nil

@@ -213,8 +213,8 @@ func (g *Graph) Incoming(v string) []Triplet {
 	return out
 }
 
-// Entities returns the subjects and objects of ts, each once, in order.
-func Entities(ts []Triplet) []string {
+// tripletEntities returns the subjects and objects of ts, each once, in order.
+func tripletEntities(ts []Triplet) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range ts {
@@ -259,7 +259,7 @@ func (g *Graph) Named(text string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '\''
 	}), " ") + " "
 	var out []string
-	for _, v := range Entities(g.edges) {
+	for _, v := range tripletEntities(g.edges) {
 		if strings.Contains(words, " "+v+" ") || strings.Contains(words, " "+kindOf(v)+" ") {
 			out = append(out, v)
 		}

@@ -17,11 +17,6 @@ var locationRels = map[string]bool{
 // "is on", ...): an object is in one place at a time.
 func LocationRelation(rel string) bool { return locationRels[rel] }
 
-// Extractor extracts triplets from an observation (the LLM or the rules).
-type Extractor interface {
-	Extract(ctx context.Context, example []Triplet, observation string) ([]Triplet, error)
-}
-
 // Outdater finds the existing edges that new ones make outdated.
 type Outdater interface {
 	Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replacement, error)
@@ -49,7 +44,7 @@ func (g *Graph) Learn(ctx context.Context, od Outdater, step int, observation st
 		}
 	}
 	var rel []Triplet
-	for _, e := range g.Incident(Entities(clean)) {
+	for _, e := range g.Incident(tripletEntities(clean)) {
 		if !seen[e] {
 			rel = append(rel, e)
 		}

@@ -44,8 +44,8 @@ func Locate(style envbridge.Style, text, action, prevLoc string) (loc string, sp
 	} else if m := reRoomIn.FindStringSubmatch(text); m != nil {
 		loc = NormEntity(m[1])
 	}
-	if d, ok := Direction(action); ok && loc != "" && prevLoc != "" && NormEntity(prevLoc) != loc {
-		spatial = []Triplet{Spatial(loc, d, prevLoc)}
+	if d, ok := direction(action); ok && loc != "" && prevLoc != "" && NormEntity(prevLoc) != loc {
+		spatial = []Triplet{spatialEdge(loc, d, prevLoc)}
 	}
 	return loc, spatial
 }

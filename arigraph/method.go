@@ -18,10 +18,10 @@ import (
 
 // Config configures the AriGraph method. Zero fields take the defaults.
 type Config struct {
-	Depth    int // d of the semantic search; default DefaultDepth
-	Width    int // w of the semantic search; default DefaultWidth
-	Episodes int // k episodic vertices retrieved; default DefaultEpisodes
-	History  int // recent steps in working memory; default DefaultHistory
+	Depth    int // d of the semantic search; default defaultDepth
+	Width    int // w of the semantic search; default defaultWidth
+	Episodes int // k episodic vertices retrieved; default defaultEpisodes
+	History  int // recent steps in working memory; default defaultHistory
 	// Temperature of the LLM roles; default 0.
 	Temperature float64
 	// NoEpisodic turns off episodic retrieval (the paper's ablation, seed
@@ -81,7 +81,7 @@ type Method struct {
 	cfg     Config
 	chat    llm.Chatter
 	emb     llm.Embedder
-	vec     *Vectors
+	vec     *vectors
 	roles   *LLM    // nil offline
 	off     Offline // nil with a model
 	mu      sync.Mutex
@@ -98,12 +98,12 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if cfg.Depth < 0 || cfg.Width < 0 || cfg.Episodes < 0 || cfg.History < 0 {
 		return nil, fmt.Errorf("%w: negative search size %+v", ErrConfig, cfg)
 	}
-	cfg.Depth = cmp.Or(cfg.Depth, DefaultDepth)
-	cfg.Width = cmp.Or(cfg.Width, DefaultWidth)
-	cfg.Episodes = cmp.Or(cfg.Episodes, DefaultEpisodes)
-	cfg.History = cmp.Or(cfg.History, DefaultHistory)
+	cfg.Depth = cmp.Or(cfg.Depth, defaultDepth)
+	cfg.Width = cmp.Or(cfg.Width, defaultWidth)
+	cfg.Episodes = cmp.Or(cfg.Episodes, defaultEpisodes)
+	cfg.History = cmp.Or(cfg.History, defaultHistory)
 	cfg.Name = cmp.Or(cfg.Name, "arigraph")
-	m := &Method{cfg: cfg, chat: deps.Chat, emb: deps.Embed, vec: NewVectors(deps.Embed),
+	m := &Method{cfg: cfg, chat: deps.Chat, emb: deps.Embed, vec: newVectors(deps.Embed),
 		maps: map[string]*Graph{}, priors: map[string]map[string]int{}}
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat, Temperature: cfg.Temperature}
@@ -357,7 +357,7 @@ func (e *episode) queries(fresh []Triplet) []string {
 	} else {
 		queries = append(queries, e.g.Named(e.s.Task.Goal)...)
 	}
-	queries = append(queries, Entities(fresh)...)
+	queries = append(queries, tripletEntities(fresh)...)
 	if e.loc != "" {
 		queries = append(queries, e.loc)
 	}

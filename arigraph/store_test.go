@@ -22,10 +22,10 @@ func TestSaveLoadGraphsEqual(t *testing.T) {
 	h := chain()
 	graphs := map[string]*Graph{"hunt": g, "": h, "empty": NewGraph()}
 	dir := t.TempDir()
-	if err := SaveGraphs(ctx, dir, "bow-test", graphs); err != nil {
+	if err := saveGraphs(ctx, dir, "bow-test", graphs); err != nil {
 		t.Fatal(err)
 	}
-	got, model, err := LoadGraphs(ctx, dir)
+	got, model, err := loadGraphs(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestSaveLoadGraphsEqual(t *testing.T) {
 		}
 	}
 	// Saving again over the same directory replaces the files whole.
-	if err := SaveGraphs(ctx, dir, "bow-test", map[string]*Graph{"hunt": h}); err != nil {
+	if err := saveGraphs(ctx, dir, "bow-test", map[string]*Graph{"hunt": h}); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err = LoadGraphs(ctx, dir)
+	got, _, err = loadGraphs(ctx, dir)
 	if err != nil || len(got) != 1 || !got["hunt"].Equal(h) {
 		t.Errorf("after a second save: %v, %v", got, err)
 	}
@@ -66,7 +66,7 @@ func TestLoadGraphsErrors(t *testing.T) {
 	save := func(t *testing.T) string {
 		t.Helper()
 		dir := t.TempDir()
-		if err := SaveGraphs(ctx, dir, "m", map[string]*Graph{"x": chain()}); err != nil {
+		if err := saveGraphs(ctx, dir, "m", map[string]*Graph{"x": chain()}); err != nil {
 			t.Fatal(err)
 		}
 		return dir
@@ -79,10 +79,10 @@ func TestLoadGraphsErrors(t *testing.T) {
 	}{
 		{"missing meta", fileMeta, func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, fileMeta)) }, checkpoints.ErrMissing},
 		{"future version", fileMeta, func(t *testing.T, dir string) {
-			writeRows(ctx, dir, fileMeta, []metaRow{{FormatVersion + 1, "m"}})
+			writeRows(ctx, dir, fileMeta, []metaRow{{graphFormat + 1, "m"}})
 		}, ErrFormat},
 		{"two meta rows", fileMeta, func(t *testing.T, dir string) {
-			writeRows(ctx, dir, fileMeta, []metaRow{{FormatVersion, "m"}, {FormatVersion, "m"}})
+			writeRows(ctx, dir, fileMeta, []metaRow{{graphFormat, "m"}, {graphFormat, "m"}})
 		}, ErrFormat},
 		{"meta not parquet", fileMeta, func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, fileMeta), []byte("not parquet at all"), 0o644)
@@ -106,9 +106,9 @@ func TestLoadGraphsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := save(t)
 			tc.spoil(t, dir)
-			_, _, err := LoadGraphs(ctx, dir)
+			_, _, err := loadGraphs(ctx, dir)
 			if !errors.Is(err, tc.want) {
-				t.Fatalf("LoadGraphs = %v, want %v", err, tc.want)
+				t.Fatalf("loadGraphs = %v, want %v", err, tc.want)
 			}
 			if !strings.Contains(err.Error(), filepath.Join(dir, tc.file)) {
 				t.Errorf("error %q does not name %s", err, tc.file)

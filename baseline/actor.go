@@ -100,9 +100,9 @@ type Step struct {
 	Text   string
 }
 
-// View is what the LLM actor is shown at one step. The baselines differ only
+// actorView is what the LLM actor is shown at one step. The baselines differ only
 // in which of Reflections, Summary and History they fill.
-type View struct {
+type actorView struct {
 	Goal string
 	// Reflections are lessons from earlier failed trials (reflexion).
 	Reflections []string
@@ -118,9 +118,9 @@ type View struct {
 	Admissible []string
 }
 
-// ActorMessages renders the actor's prompt: the style's system prompt and a
+// actorMessages renders the actor's prompt: the style's system prompt and a
 // user message with the view.
-func ActorMessages(style envbridge.Style, v View) ([]llm.Message, error) {
+func actorMessages(style envbridge.Style, v actorView) ([]llm.Message, error) {
 	sys := struct {
 		PutAction     string
 		HasAdmissible bool
@@ -166,8 +166,8 @@ type actor struct {
 	purpose string
 }
 
-func (a *actor) decide(ctx context.Context, style envbridge.Style, v View) (thought.Decision, error) {
-	msgs, err := ActorMessages(style, v)
+func (a *actor) decide(ctx context.Context, style envbridge.Style, v actorView) (thought.Decision, error) {
+	msgs, err := actorMessages(style, v)
 	if err != nil {
 		return thought.Decision{}, err
 	}

@@ -12,11 +12,11 @@ import (
 // FullHistoryName is the full-history baseline's name on the command line.
 const FullHistoryName = "fullhistory"
 
-// DefaultMaxHistory is how many steps of the episode the actor's prompt
+// defaultMaxHistory is how many steps of the episode the actor's prompt
 // carries: the household world's episodes are at most 50 steps, so there the
 // prompt holds the whole trajectory; longer games keep the opening
 // observation and the latest steps.
-const DefaultMaxHistory = 50
+const defaultMaxHistory = 50
 
 // ErrConfig is returned (wrapped) by the constructors for an invalid
 // configuration.
@@ -27,7 +27,7 @@ var ErrConfig = errors.New("baseline: invalid configuration")
 type FullHistoryConfig struct {
 	// MaxHistory bounds the steps (observations with the actions that led
 	// to them, the current one included) in the actor's prompt; default
-	// DefaultMaxHistory. The opening observation is always kept.
+	// defaultMaxHistory. The opening observation is always kept.
 	MaxHistory int
 	Actor      ActorConfig
 }
@@ -51,7 +51,7 @@ func NewFullHistory(cfg FullHistoryConfig, deps Deps) (*FullHistory, error) {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	if cfg.MaxHistory == 0 {
-		cfg.MaxHistory = DefaultMaxHistory
+		cfg.MaxHistory = defaultMaxHistory
 	}
 	cfg.Actor = cfg.Actor.withDefaults()
 	f := &FullHistory{cfg: cfg}
@@ -99,7 +99,7 @@ func (e *historyEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 		return e.offline.Act(ctx, obs)
 	}
 	hist, omitted := window(e.steps[:len(e.steps)-1], e.maxHistory-1)
-	d, err := e.actor.decide(ctx, e.start.Style, View{
+	d, err := e.actor.decide(ctx, e.start.Style, actorView{
 		Goal: e.start.Task.Goal, Reflections: e.reflections,
 		History: hist, Omitted: omitted, Current: e.steps[len(e.steps)-1], Admissible: obs.Admissible,
 	})

@@ -16,15 +16,15 @@ import (
 // reflection.
 var ErrEmptyReflection = errors.New("empty reflection")
 
-// MaxReflectionLen bounds a reflection in bytes; longer replies are cut at a
+// maxReflectionLen bounds a reflection in bytes; longer replies are cut at a
 // word boundary, so that a runaway reply cannot crowd the actor's prompt
 // (three reflections are shown at every step).
-const MaxReflectionLen = 600
+const maxReflectionLen = 600
 
 // ParseReflection extracts a reflection from a model reply: code fences,
 // markdown emphasis, a leading "Reflection:" label, surrounding quotes and
 // invalid UTF-8 are dropped, white space is folded, and the result is cut to
-// MaxReflectionLen bytes at a word boundary. An empty result is
+// maxReflectionLen bytes at a word boundary. An empty result is
 // ErrEmptyReflection.
 func ParseReflection(reply string) (string, error) {
 	s, _ := replyfmt.Clean(strings.ToValidUTF8(reply, ""))
@@ -35,7 +35,7 @@ func ParseReflection(reply string) (string, error) {
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSpace(strings.Trim(s, `"'`))
-	s = strings.TrimSpace(clip(s, MaxReflectionLen))
+	s = strings.TrimSpace(clip(s, maxReflectionLen))
 	if s == "" {
 		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrEmptyReflection)
 	}
@@ -64,9 +64,9 @@ func short(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// ReflectMessages renders the reflection prompt: the task, how the trial
+// reflectMessages renders the reflection prompt: the task, how the trial
 // ended and its trajectory.
-func ReflectMessages(goal, outcome string, history []Step, omitted int) ([]llm.Message, error) {
+func reflectMessages(goal, outcome string, history []Step, omitted int) ([]llm.Message, error) {
 	sys, err := render("reflect-system.tmpl", nil)
 	if err != nil {
 		return nil, err

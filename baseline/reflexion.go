@@ -32,7 +32,7 @@ type ReflexionConfig struct {
 	// DefaultKeep.
 	Keep int
 	// MaxHistory bounds the steps in the actor's prompt and in the
-	// reflection prompt; default DefaultMaxHistory.
+	// reflection prompt; default defaultMaxHistory.
 	MaxHistory int
 	// ReflectMaxTokens bounds the reflection's reply; default 200.
 	ReflectMaxTokens int
@@ -87,7 +87,7 @@ func NewReflexion(cfg ReflexionConfig, deps Deps) (*Reflexion, error) {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	cfg.Keep = cmp.Or(cfg.Keep, DefaultKeep)
-	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, DefaultMaxHistory)
+	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, defaultMaxHistory)
 	cfg.ReflectMaxTokens = cmp.Or(cfg.ReflectMaxTokens, 200)
 	cfg.Actor = cfg.Actor.withDefaults()
 	r := &Reflexion{cfg: cfg, chat: deps.Chat}
@@ -158,7 +158,7 @@ func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error 
 		text = e.offline.Reflect()
 	} else {
 		hist, omitted := window(e.steps, e.r.cfg.MaxHistory)
-		msgs, err := ReflectMessages(e.start.Task.Goal, describeOutcome(out), hist, omitted)
+		msgs, err := reflectMessages(e.start.Task.Goal, describeOutcome(out), hist, omitted)
 		if err != nil {
 			return err
 		}

@@ -83,10 +83,10 @@ type summaryEpisode struct {
 	th      thought.Session
 }
 
-// SummaryMessages renders the summary update's prompt: the task, the summary
+// summaryMessages renders the summary update's prompt: the task, the summary
 // so far ("" at the start), the latest action ("" at the start) and the
 // observation it led to.
-func SummaryMessages(goal, summary, action, text string) ([]llm.Message, error) {
+func summaryMessages(goal, summary, action, text string) ([]llm.Message, error) {
 	sys, err := render("summary-system.tmpl", nil)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (e *summaryEpisode) update(ctx context.Context, obs envbridge.Observation) 
 		e.summary = s
 		return nil
 	}
-	msgs, err := SummaryMessages(e.start.Task.Goal, e.summary, e.last, obs.Text)
+	msgs, err := summaryMessages(e.start.Task.Goal, e.summary, e.last, obs.Text)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (e *summaryEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 	var d thought.Decision
 	var err error
 	if e.m.actor != nil {
-		d, err = e.m.actor.decide(ctx, e.start.Style, View{
+		d, err = e.m.actor.decide(ctx, e.start.Style, actorView{
 			Goal: e.start.Task.Goal, Summary: e.summary,
 			Current: Step{Action: e.last, Text: obs.Text}, Admissible: obs.Admissible,
 		})

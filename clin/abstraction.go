@@ -86,12 +86,3 @@ func NormPhrase(s string) string {
 	s = strings.TrimRight(s, ".;:,!")
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// FormatList renders items as the paper's numbered list ("1. X ... to Y.").
-func FormatList(items []Abstraction) string {
-	var b strings.Builder
-	for i, a := range items {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, a)
-	}
-	return b.String()
-}

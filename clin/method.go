@@ -107,29 +107,29 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultTopK      = 20
-	DefaultArchive   = 10
-	DefaultWindow    = 3
-	DefaultRetries   = 5
-	DefaultMaxTokens = 1024
+	defaultTopK      = 20
+	defaultArchive   = 10
+	defaultWindow    = 3
+	defaultRetries   = 5
+	defaultMaxTokens = 1024
 	DefaultTrials    = 5
 )
 
 func (c Config) withDefaults() Config {
 	if c.TopK <= 0 {
-		c.TopK = DefaultTopK
+		c.TopK = defaultTopK
 	}
 	if c.Archive <= 0 {
-		c.Archive = DefaultArchive
+		c.Archive = defaultArchive
 	}
 	if c.Window <= 0 {
-		c.Window = DefaultWindow
+		c.Window = defaultWindow
 	}
 	if c.Retries <= 0 {
-		c.Retries = DefaultRetries
+		c.Retries = defaultRetries
 	}
 	if c.MaxTokens <= 0 {
-		c.MaxTokens = DefaultMaxTokens
+		c.MaxTokens = defaultMaxTokens
 	}
 	if c.Trials <= 0 {
 		c.Trials = DefaultTrials

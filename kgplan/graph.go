@@ -304,9 +304,9 @@ func (g *Graph) Retrieve(seeds []string, depth int) []Triplet {
 	return out
 }
 
-// Atom converts t to the PDDL atom it stands for; ok is false for a false
+// atomOf converts t to the PDDL atom it stands for; ok is false for a false
 // property (absent under the closed-world assumption).
-func Atom(t Triplet) (a pddl.Atom, ok bool) {
+func atomOf(t Triplet) (a pddl.Atom, ok bool) {
 	if t.Object == False {
 		return pddl.Atom{}, false
 	}
@@ -343,7 +343,7 @@ func (g *Graph) Problem(name string, triplets []Triplet, extra []string, goal pd
 		}
 	}
 	for _, t := range triplets {
-		if a, ok := Atom(t); ok {
+		if a, ok := atomOf(t); ok {
 			p.Init = append(p.Init, a)
 		}
 		for _, e := range t.entities() {

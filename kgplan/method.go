@@ -406,7 +406,7 @@ func (e *episode) update(ctx context.Context, text string) error {
 func (e *episode) state() (pddl.State, map[string]string) {
 	s := pddl.State{}
 	for _, t := range e.g.Triplets() {
-		if a, ok := Atom(t); ok {
+		if a, ok := atomOf(t); ok {
 			s[strings.TrimSpace(a.String()[1:len(a.String())-1])] = true
 		}
 	}

@@ -21,11 +21,11 @@ import (
 
 // Config configures the memory-stream method. Zero fields take the defaults.
 type Config struct {
-	K         int     // memories retrieved per step; default DefaultK (seed 000 Sec. 4.2)
+	K         int     // memories retrieved per step; default defaultK (seed 000 Sec. 4.2)
 	Recent    int     // recent steps in working memory; default 5 (seed 000 Sec. 4.2)
-	Decay     float64 // recency decay per step; default DefaultDecay
-	Threshold float64 // reflection threshold; default DefaultThreshold
-	Weights   Weights // default PaperWeights
+	Decay     float64 // recency decay per step; default defaultDecay
+	Threshold float64 // reflection threshold; default defaultThreshold
+	Weights   Weights // default paperWeights
 }
 
 // Deps are the models the method uses.
@@ -78,7 +78,7 @@ type Method struct {
 	plan  *Decider // nil offline
 	off   Offline  // nil with a model
 	mu    sync.Mutex
-	s     *Stream
+	s     *stream
 	clock int // steps taken in training, the stream's time
 	// loadNotes are the memories the last Load skipped (LoadNotes).
 	loadNotes []string
@@ -92,14 +92,14 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if cfg.K < 0 || cfg.Recent < 0 || cfg.Decay < 0 || cfg.Decay > 1 || cfg.Threshold < 0 {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
-	cfg.K = cmp.Or(cfg.K, DefaultK)
+	cfg.K = cmp.Or(cfg.K, defaultK)
 	cfg.Recent = cmp.Or(cfg.Recent, 5)
-	cfg.Decay = cmp.Or(cfg.Decay, DefaultDecay)
-	cfg.Threshold = cmp.Or(cfg.Threshold, DefaultThreshold)
+	cfg.Decay = cmp.Or(cfg.Decay, defaultDecay)
+	cfg.Threshold = cmp.Or(cfg.Threshold, defaultThreshold)
 	if cfg.Weights == (Weights{}) {
-		cfg.Weights = PaperWeights
+		cfg.Weights = paperWeights
 	}
-	m := &Method{cfg: cfg, emb: deps.Embed, s: NewStream()}
+	m := &Method{cfg: cfg, emb: deps.Embed, s: newStream()}
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat}
 		m.plan = &Decider{Chat: deps.Chat}
@@ -138,7 +138,7 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 	}
 	if s.Mode == agent.Eval {
 		m.mu.Lock()
-		e.own = &Stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
+		e.own = &stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
 		e.clock = m.clock
 		m.mu.Unlock()
 	}
@@ -151,7 +151,7 @@ type episode struct {
 	rng     *rand.Rand
 	roles   Roles
 	off     OfflineEpisode // nil with a model
-	own     *Stream        // Eval: a private copy; Train: nil (the shared stream)
+	own     *stream        // Eval: a private copy; Train: nil (the shared stream)
 	clock   int
 	lastObs string
 	history []Step
@@ -161,7 +161,7 @@ type episode struct {
 func (e *episode) style() envbridge.Style { return cmp.Or(e.s.Style, envbridge.StyleFiction) }
 
 // with runs f on the stream this episode writes to, under the method's lock in Train.
-func (e *episode) with(f func(s *Stream, now int) error) error {
+func (e *episode) with(f func(s *stream, now int) error) error {
 	if e.own != nil {
 		return f(e.own, e.clock)
 	}
@@ -178,7 +178,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	}
 	var got []Scored
 	var reflect bool
-	err = e.with(func(s *Stream, now int) error {
+	err = e.with(func(s *stream, now int) error {
 		s.Add(KindObservation, obs.Text, e.s.Task.ID, now, imp, nil)
 		reflect = s.ShouldReflect(e.m.cfg.Threshold)
 		var err error
@@ -240,8 +240,8 @@ func (e *episode) ragMemory(obs envbridge.Observation, got []Scored) RAGMemory {
 // reflection memories.
 func (e *episode) reflect(ctx context.Context) error {
 	var recent []string
-	e.with(func(s *Stream, _ int) error {
-		for _, m := range s.Recent(DefaultRecent) {
+	e.with(func(s *stream, _ int) error {
+		for _, m := range s.Recent(defaultRecent) {
 			recent = append(recent, m.Text)
 		}
 		s.Reflected()
@@ -253,7 +253,7 @@ func (e *episode) reflect(ctx context.Context) error {
 	}
 	for _, q := range qs {
 		var got []Scored
-		err := e.with(func(s *Stream, now int) error {
+		err := e.with(func(s *stream, now int) error {
 			var err error
 			got, err = s.Retrieve(ctx, e.m.emb, q, now, 10, e.m.cfg.Decay, e.m.cfg.Weights, nil)
 			return err
@@ -281,7 +281,7 @@ func (e *episode) reflect(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			e.with(func(s *Stream, now int) error {
+			e.with(func(s *stream, now int) error {
 				s.Add(KindReflection, in.Text, e.s.Task.ID, now, imp, ev)
 				return nil
 			})
@@ -380,7 +380,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 		}
 		kept = append(kept, mem)
 	}
-	s := &Stream{mems: kept, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
+	s := &stream{mems: kept, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
 	m.mu.Lock()
 	m.s, m.clock, m.loadNotes = s, meta[0].Clock, notes
 	m.mu.Unlock()

@@ -185,7 +185,7 @@ func (l *LLM) Questions(ctx context.Context, memories []string) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	qs := ParseQuestions(r, DefaultQuestions)
+	qs := ParseQuestions(r, defaultQuestions)
 	noteLines(ctx, PurposeQuestions, r, len(qs))
 	return qs, nil
 }

@@ -38,8 +38,8 @@ func TestScheduleUnits(t *testing.T) {
 	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/400); math.Abs(got-want) > 1e-12 {
 		t.Errorf("step schedule: epsilon %v, want %v", got, want)
 	}
-	start.Task.MaxSteps = 0 // no limit given: DefaultStepLimit
-	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/(10*DefaultStepLimit)); math.Abs(got-want) > 1e-12 {
+	start.Task.MaxSteps = 0 // no limit given: defaultStepLimit
+	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/(10*defaultStepLimit)); math.Abs(got-want) > 1e-12 {
 		t.Errorf("step schedule, default limit: epsilon %v, want %v", got, want)
 	}
 	ep := newTest(t, Config{Schedule: ScheduleEpisode})

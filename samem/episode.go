@@ -69,7 +69,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	guide := ""
 	if !explore {
 		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
-	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < RetryZeroShare {
+	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < retryZeroShare {
 		guide = e.m.retryZero(e.state)
 	}
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})

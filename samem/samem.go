@@ -91,11 +91,11 @@ type Config struct {
 	TaskProgress bool `json:"task_progress,omitempty"`
 }
 
-// RetryZeroShare is the share of exploring steps that retry a zero-valued
+// retryZeroShare is the share of exploring steps that retry a zero-valued
 // thought of the state (when it has one) instead of exploring freely. One
 // half keeps free exploration, which finds thoughts never proposed in the
 // state, as frequent as the retries.
-const RetryZeroShare = 0.5
+const retryZeroShare = 0.5
 
 func (c Config) withDefaults() Config {
 	if c.Threshold == 0 {
@@ -139,9 +139,9 @@ const (
 	ScheduleEpisode = "episode"
 )
 
-// DefaultStepLimit is the step limit assumed for a task that gives none,
+// defaultStepLimit is the step limit assumed for a task that gives none,
 // as the runner does (runner.DefaultMaxSteps).
-const DefaultStepLimit = 50
+const defaultStepLimit = 50
 
 // ErrConfig is returned by New for an unusable configuration.
 var ErrConfig = errors.New("invalid samem configuration")
@@ -297,7 +297,7 @@ func (m *Method) Epsilon(s agent.Start) float64 {
 	}
 	limit := s.Task.MaxSteps
 	if limit <= 0 {
-		limit = DefaultStepLimit
+		limit = defaultStepLimit
 	}
 	m.mu.Lock()
 	t := m.step

@@ -1,8 +1,6 @@
 package offline
 
 import (
-	"context"
-
 	"github.com/samem/trainer/arigraph"
 )
 
@@ -49,12 +47,4 @@ func RuleOutdated(existing, fresh []arigraph.Triplet) []arigraph.Replacement {
 		}
 	}
 	return out
-}
-
-// RuleOutdater is the offline Outdater (RuleOutdated).
-type RuleOutdater struct{}
-
-// Outdated implements Outdater with RuleOutdated.
-func (RuleOutdater) Outdated(_ context.Context, existing, fresh []arigraph.Triplet) ([]arigraph.Replacement, error) {
-	return RuleOutdated(existing, fresh), nil
 }

@@ -58,9 +58,9 @@ var cookState = map[string]string{
 	"diced": "diced", "dice": "diced", "sliced": "sliced", "slice": "sliced", "chopped": "chopped", "chop": "chopped", "cooked": "cooked",
 }
 
-// SplitList splits "a cabinet 1, a cabinet 2, and a toaster 1" (or "x and y")
+// splitList splits "a cabinet 1, a cabinet 2, and a toaster 1" (or "x and y")
 // into entity names without articles; "nothing" gives none.
-func SplitList(s string) []string {
+func splitList(s string) []string {
 	s = strings.ReplaceAll(s, ", and ", ", ")
 	s = strings.ReplaceAll(s, " and ", ", ")
 	var out []string
@@ -91,14 +91,14 @@ func extractHousehold(text string) Observed {
 		o.Triplets = append(o.Triplets, arigraph.Triplet{Subject: s, Relation: r, Object: ob}.Norm())
 	}
 	if m := reHHRoom.FindStringSubmatch(text); m != nil {
-		for _, r := range SplitList(m[1]) {
+		for _, r := range splitList(m[1]) {
 			add("room", arigraph.RelHasReceptacle, r)
 		}
 	}
 	for _, m := range reHHOn.FindAllStringSubmatch(text, -1) {
 		rec := arigraph.NormEntity(m[2])
 		add(rec, arigraph.RelState, arigraph.StateSearched)
-		for _, it := range SplitList(m[3]) {
+		for _, it := range splitList(m[3]) {
 			add(it, "is "+strings.ToLower(m[1]), rec)
 		}
 	}
@@ -106,7 +106,7 @@ func extractHousehold(text string) Observed {
 		rec := arigraph.NormEntity(m[1])
 		add(rec, arigraph.RelState, "open")
 		add(rec, arigraph.RelState, arigraph.StateSearched)
-		for _, it := range SplitList(m[2]) {
+		for _, it := range splitList(m[2]) {
 			add(it, "is in", rec)
 		}
 	}
@@ -182,7 +182,7 @@ func extractFiction(text, action, prevLoc string) Observed {
 	o.Triplets = append(o.Triplets, spatial...)
 	if here != "" {
 		for _, m := range reOnFloor.FindAllStringSubmatch(text, -1) {
-			for _, it := range SplitList(m[1]) {
+			for _, it := range splitList(m[1]) {
 				add(it, "is in", here)
 			}
 		}
@@ -191,17 +191,17 @@ func extractFiction(text, action, prevLoc string) Observed {
 		if strings.EqualFold(m[3], "floor") || strings.EqualFold(m[3], "ground") {
 			continue
 		}
-		for _, it := range SplitList(m[1]) {
+		for _, it := range splitList(m[1]) {
 			add(it, "is "+strings.ToLower(m[2]), m[3])
 		}
 	}
 	for _, m := range reOnYouSee.FindAllStringSubmatch(text, -1) {
-		for _, it := range SplitList(m[2]) {
+		for _, it := range splitList(m[2]) {
 			add(it, "is on", m[1])
 		}
 	}
 	for _, m := range reContains.FindAllStringSubmatch(text, -1) {
-		for _, it := range SplitList(m[2]) {
+		for _, it := range splitList(m[2]) {
 			add(it, "is in", m[1])
 		}
 	}
@@ -211,7 +211,7 @@ func extractFiction(text, action, prevLoc string) Observed {
 			if strings.Contains(phrase, " on the ") || strings.Contains(phrase, " in the ") {
 				continue // handled by reThereOn
 			}
-			for _, it := range SplitList(phrase) {
+			for _, it := range splitList(phrase) {
 				for _, st := range []string{"closed ", "open ", "locked "} {
 					if rest, ok := strings.CutPrefix(it, st); ok {
 						add(rest, arigraph.RelState, strings.TrimSpace(st))
@@ -226,7 +226,7 @@ func extractFiction(text, action, prevLoc string) Observed {
 		add(m[1], "is in", arigraph.Inventory)
 	}
 	if m := reCarrying.FindStringSubmatch(text); m != nil {
-		for _, it := range SplitList(m[1]) {
+		for _, it := range splitList(m[1]) {
 			add(it, "is in", arigraph.Inventory)
 		}
 	}

@@ -19,10 +19,10 @@ import (
 
 // Roles are the offline roles of every baseline.
 func Roles() baseline.Offline {
-	return baseline.Offline{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, History: History{}}
+	return baseline.Offline{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, History: historyActor{}}
 }
 
-// History is the offline actor of the full-history and Reflexion baselines:
+// historyActor is the offline actor of the full-history and Reflexion baselines:
 // SAMem's offline thinker with a rule that reads the history: an action
 // that had no effect in a situation is removed from the admissible list the
 // next time that situation comes up (see tracker), and, where there is no
@@ -30,10 +30,10 @@ func Roles() baseline.Offline {
 // again, up to three times. Reflexion's stored reflections, when they are
 // this package's (Reflect), guide it: the stage lessons call for strategy
 // thoughts, and the classes of action they name are avoided.
-type History struct{}
+type historyActor struct{}
 
 // Begin implements baseline.HistoryActor.
-func (History) Begin(s agent.Start, reflections []string) baseline.HistorySession {
+func (historyActor) Begin(s agent.Start, reflections []string) baseline.HistorySession {
 	return &session{
 		th:      thoughtoff.Thinker{}.Begin(s.Task, s.Style, s.Rand),
 		lessons: readLessons(reflections),

@@ -163,49 +163,49 @@ func (t *tracker) last() string {
 // Action classes name what an action does without naming its object, for
 // the de-indexicalised offline reflections.
 const (
-	ClassInventory = "inventory"
-	ClassLook      = "look"
-	ClassExamine   = "examine"
-	ClassGo        = "go"
-	ClassOpen      = "open"
-	ClassClose     = "close"
-	ClassTake      = "take"
-	ClassPlace     = "place"
-	ClassProcess   = "process"
-	ClassUse       = "use"
-	ClassOther     = "other"
+	classInventory = "inventory"
+	classLook      = "look"
+	classExamine   = "examine"
+	classGo        = "go"
+	classOpen      = "open"
+	classClose     = "close"
+	classTake      = "take"
+	classPlace     = "place"
+	classProcess   = "process"
+	classUse       = "use"
+	classOther     = "other"
 )
 
 // actionClass is the class of an action by its verb.
 func actionClass(action string) string {
 	f := strings.Fields(strings.ToLower(action))
 	if len(f) == 0 {
-		return ClassOther
+		return classOther
 	}
 	switch f[0] {
 	case "inventory", "i":
-		return ClassInventory
+		return classInventory
 	case "look", "l":
-		return ClassLook
+		return classLook
 	case "examine", "x", "read":
-		return ClassExamine
+		return classExamine
 	case "go", "north", "south", "east", "west", "up", "down", "n", "s", "e", "w", "u", "d",
 		"northeast", "northwest", "southeast", "southwest", "ne", "nw", "se", "sw":
-		return ClassGo
+		return classGo
 	case "open":
-		return ClassOpen
+		return classOpen
 	case "close":
-		return ClassClose
+		return classClose
 	case "take", "get", "pick":
-		return ClassTake
+		return classTake
 	case "put", "move", "drop":
-		return ClassPlace
+		return classPlace
 	case "clean", "heat", "cool":
-		return ClassProcess
+		return classProcess
 	case "use":
-		return ClassUse
+		return classUse
 	}
-	return ClassOther
+	return classOther
 }
 
 func normalize(s string) string {

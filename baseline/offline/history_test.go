@@ -77,7 +77,7 @@ func TestTrackerHousehold(t *testing.T) {
 			t.Errorf("after %q, %q is spent in the new situation", first, a)
 		}
 	}
-	if got := tr.noEffect[ClassInventory] + tr.noEffect[ClassLook] + tr.noEffect[ClassTake]; got != 3 {
+	if got := tr.noEffect[classInventory] + tr.noEffect[classLook] + tr.noEffect[classTake]; got != 3 {
 		t.Errorf("no-effect counts %v, want inventory, look and take once each", tr.noEffect)
 	}
 	tr2, obs := play(t, s, task, []string{"inventory", "look", "take nothing from nowhere"})
@@ -98,7 +98,7 @@ func TestTrackerHousehold(t *testing.T) {
 	if got := tr2.prune([]string{"inventory", "look"}, nil); !slices.Equal(got, []string{"inventory", "look"}) {
 		t.Errorf("prune of spent actions only = %v, want them all", got)
 	}
-	if got := tr2.prune([]string{first, "examine x"}, map[string]bool{ClassGo: true}); !slices.Equal(got, []string{"examine x"}) {
+	if got := tr2.prune([]string{first, "examine x"}, map[string]bool{classGo: true}); !slices.Equal(got, []string{"examine x"}) {
 		t.Errorf("prune avoiding go = %v", got)
 	}
 	if tr2.prune(nil, nil) != nil {
@@ -128,17 +128,17 @@ func TestTrackerText(t *testing.T) {
 	if tr.isSpent("look") || tr.isSpent("take hall") {
 		t.Errorf("back in the garden, hall actions are spent: %v", tr.spent)
 	}
-	want := map[string]int{ClassLook: 1, ClassTake: 1}
-	if len(tr.noEffect) != len(want) || tr.noEffect[ClassLook] != 1 || tr.noEffect[ClassTake] != 1 {
+	want := map[string]int{classLook: 1, classTake: 1}
+	if len(tr.noEffect) != len(want) || tr.noEffect[classLook] != 1 || tr.noEffect[classTake] != 1 {
 		t.Errorf("noEffect = %v, want %v", tr.noEffect, want)
 	}
 }
 
 func TestActionClass(t *testing.T) {
 	for a, want := range map[string]string{
-		"inventory": ClassInventory, "go to desk 1": ClassGo, "north": ClassGo, "put pen 1 in/on desk 1": ClassPlace,
-		"move pen 1 to desk 1": ClassPlace, "heat apple 1 with microwave 1": ClassProcess, "use desklamp 1": ClassUse,
-		"": ClassOther, "xyzzy": ClassOther, "Look": ClassLook, "examine desk 1": ClassExamine,
+		"inventory": classInventory, "go to desk 1": classGo, "north": classGo, "put pen 1 in/on desk 1": classPlace,
+		"move pen 1 to desk 1": classPlace, "heat apple 1 with microwave 1": classProcess, "use desklamp 1": classUse,
+		"": classOther, "xyzzy": classOther, "Look": classLook, "examine desk 1": classExamine,
 	} {
 		if got := actionClass(a); got != want {
 			t.Errorf("actionClass(%q) = %q, want %q", a, got, want)
@@ -161,10 +161,10 @@ func TestStageLessons(t *testing.T) {
 		must []string
 		not  []string
 	}{
-		{"pick_and_place_simple", []string{LessonTake, LessonPlace}, []string{LessonProcess, LessonLamp, LessonSecond}},
-		{"pick_heat_then_place_in_recep", []string{LessonTake, LessonProcess, LessonDeliver, LessonPlace}, []string{LessonLamp, LessonSecond}},
-		{"look_at_obj_in_light", []string{LessonTake, LessonLamp}, []string{LessonProcess, LessonPlace, LessonSecond}},
-		{"pick_two_obj_and_place", []string{LessonTake, LessonPlace, LessonSecond}, []string{LessonProcess, LessonLamp}},
+		{"pick_and_place_simple", []string{lessonTake, lessonPlace}, []string{lessonProcess, lessonLamp, lessonSecond}},
+		{"pick_heat_then_place_in_recep", []string{lessonTake, lessonProcess, lessonDeliver, lessonPlace}, []string{lessonLamp, lessonSecond}},
+		{"look_at_obj_in_light", []string{lessonTake, lessonLamp}, []string{lessonProcess, lessonPlace, lessonSecond}},
+		{"pick_two_obj_and_place", []string{lessonTake, lessonPlace, lessonSecond}, []string{lessonProcess, lessonLamp}},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			task := taskOf(t, s, envbridge.SplitTrain, tc.typ)
@@ -225,7 +225,7 @@ func TestOfflineReflectionAndLessons(t *testing.T) {
 		t.Errorf("reflection %q should name the inventory (repeated twice) and not the single look", r)
 	}
 	l := readLessons([]string{r, "free text from a model"})
-	if !l.avoid[ClassInventory] || len(l.avoid) != 1 {
+	if !l.avoid[classInventory] || len(l.avoid) != 1 {
 		t.Errorf("lessons avoid %v, want inventory only", l.avoid)
 	}
 	// The agent stands in the middle of the room holding nothing: a stage
@@ -241,13 +241,13 @@ func TestOfflineReflectionAndLessons(t *testing.T) {
 	if len(stage) != 1 {
 		t.Fatalf("stage lessons %v, want one", stage)
 	}
-	if got := l.guide(tr.b); got != "" && stage[0] != LessonFind && stage[0] != LessonTake {
+	if got := l.guide(tr.b); got != "" && stage[0] != lessonFind && stage[0] != lessonTake {
 		t.Errorf("guide %q for lesson %q", got, stage[0])
 	}
-	if got := readLessons([]string{LessonFind}).guide(tr.b); got != thoughtoff.Search && got != thoughtoff.OpenHere {
+	if got := readLessons([]string{lessonFind}).guide(tr.b); got != thoughtoff.Search && got != thoughtoff.OpenHere {
 		t.Errorf("find lesson guides %q, want a search", got)
 	}
-	if got := readLessons([]string{LessonPlace}).guide(tr.b); got != "" {
+	if got := readLessons([]string{lessonPlace}).guide(tr.b); got != "" {
 		t.Errorf("place lesson guides %q with nothing held, want none", got)
 	}
 	if got := offlineReflection(newTracker(envbridge.Task{}, envbridge.StyleFiction)); got != "" {

@@ -195,12 +195,12 @@ func TestReflexionGuidesSearch(t *testing.T) {
 	for _, tc := range []struct {
 		refl   []string
 		guided bool
-	}{{nil, false}, {[]string{LessonFind}, true}} {
+	}{{nil, false}, {[]string{lessonFind}, true}} {
 		obs, err := s.NewEnv().Reset(ctx, task)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep := History{}.Begin(agent.Start{Task: task, Mode: agent.Eval, Style: s.Style(), Rand: rand.New(rand.NewPCG(1, 1))}, tc.refl)
+		ep := historyActor{}.Begin(agent.Start{Task: task, Mode: agent.Eval, Style: s.Style(), Rand: rand.New(rand.NewPCG(1, 1))}, tc.refl)
 		d, err := ep.Act(ctx, obs)
 		if err != nil {
 			t.Fatal(err)

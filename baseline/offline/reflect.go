@@ -13,30 +13,30 @@ import (
 // target object, the final destination), so that it carries over to other
 // tasks; the offline actor recognises them by these texts.
 const (
-	LessonFind    = "The target object was never found: go through the receptacles not checked yet, opening the closed ones, before anything else."
-	LessonTake    = "The target object was seen but never picked up: take it as soon as it is within reach, or go back to where it was seen."
-	LessonProcess = "The target object was carried but never cleaned, heated or cooled as the task asked: bring it to the right appliance and use it there before delivering it."
-	LessonLamp    = "The target object was held but no light source was switched on: find a lamp and use it while holding the object."
-	LessonDeliver = "The target object was ready but never brought to the final destination: carry it there."
-	LessonPlace   = "The target object reached the final destination but was never put down there: place it there, opening the destination first if it is closed."
-	LessonSecond  = "Only one of the two target objects was put in place: look for the second one and deliver it as well."
+	lessonFind    = "The target object was never found: go through the receptacles not checked yet, opening the closed ones, before anything else."
+	lessonTake    = "The target object was seen but never picked up: take it as soon as it is within reach, or go back to where it was seen."
+	lessonProcess = "The target object was carried but never cleaned, heated or cooled as the task asked: bring it to the right appliance and use it there before delivering it."
+	lessonLamp    = "The target object was held but no light source was switched on: find a lamp and use it while holding the object."
+	lessonDeliver = "The target object was ready but never brought to the final destination: carry it there."
+	lessonPlace   = "The target object reached the final destination but was never put down there: place it there, opening the destination first if it is closed."
+	lessonSecond  = "Only one of the two target objects was put in place: look for the second one and deliver it as well."
 )
 
-var stageLessons = []string{LessonFind, LessonTake, LessonProcess, LessonLamp, LessonDeliver, LessonPlace, LessonSecond}
+var stageLessons = []string{lessonFind, lessonTake, lessonProcess, lessonLamp, lessonDeliver, lessonPlace, lessonSecond}
 
 // classPhrases names action classes in the offline reflection.
 var classPhrases = map[string]string{
-	ClassInventory: "Checking the inventory",
-	ClassLook:      "Looking around",
-	ClassExamine:   "Examining things",
-	ClassGo:        "Walking to the same places",
-	ClassOpen:      "Opening things",
-	ClassClose:     "Closing receptacles",
-	ClassTake:      "Trying to take things",
-	ClassPlace:     "Trying to put things down",
-	ClassProcess:   "Trying to clean, heat or cool things",
-	ClassUse:       "Using devices",
-	ClassOther:     "Trying unusual actions",
+	classInventory: "Checking the inventory",
+	classLook:      "Looking around",
+	classExamine:   "Examining things",
+	classGo:        "Walking to the same places",
+	classOpen:      "Opening things",
+	classClose:     "Closing receptacles",
+	classTake:      "Trying to take things",
+	classPlace:     "Trying to put things down",
+	classProcess:   "Trying to clean, heat or cool things",
+	classUse:       "Using devices",
+	classOther:     "Trying unusual actions",
 }
 
 // repeatSuffix ends the repeat lesson of the offline reflection.
@@ -70,28 +70,28 @@ func offlineReflection(t *tracker) string {
 }
 
 // classOrder fixes the tie-break among classes (map order is random).
-var classOrder = []string{ClassInventory, ClassLook, ClassExamine, ClassClose, ClassOpen, ClassGo, ClassTake, ClassPlace, ClassProcess, ClassUse, ClassOther}
+var classOrder = []string{classInventory, classLook, classExamine, classClose, classOpen, classGo, classTake, classPlace, classProcess, classUse, classOther}
 
 func stageLesson(t *tracker) string {
 	g := t.b.Goal
 	switch {
 	case !t.found:
-		return LessonFind
+		return lessonFind
 	case !t.held:
-		return LessonTake
+		return lessonTake
 	case g.Type == hhtext.LookInLight:
 		if !t.lamp {
-			return LessonLamp
+			return lessonLamp
 		}
 		return ""
 	case !t.processed:
-		return LessonProcess
+		return lessonProcess
 	case !t.atDest:
-		return LessonDeliver
+		return lessonDeliver
 	case t.placed == 0:
-		return LessonPlace
+		return lessonPlace
 	case t.placed < g.Count:
-		return LessonSecond
+		return lessonSecond
 	}
 	return ""
 }
@@ -124,44 +124,44 @@ func readLessons(reflections []string) lessons {
 // call for in the situation b describes, or "" when none does. The offline
 // thinker follows a guide only where its strategy applies.
 func (l lessons) guide(b *belief.Belief) string {
-	second := l.stage[LessonSecond] && len(b.Placed) > 0
+	second := l.stage[lessonSecond] && len(b.Placed) > 0
 	switch {
 	case b.HoldingTarget() && b.NeedsProcessing():
-		if l.stage[LessonProcess] {
+		if l.stage[lessonProcess] {
 			if b.AtAppliance() {
 				return thoughtoff.UseAppliance
 			}
 			return thoughtoff.ToAppliance
 		}
 	case b.HoldingTarget() && b.Goal.Lamp != "":
-		if l.stage[LessonLamp] {
+		if l.stage[lessonLamp] {
 			if b.Lamp() != "" {
 				return thoughtoff.UseLamp
 			}
 			return thoughtoff.FindLamp
 		}
 	case b.HoldingTarget() && b.AtDestination():
-		if l.stage[LessonPlace] {
+		if l.stage[lessonPlace] {
 			if b.AtClosed() {
 				return thoughtoff.OpenHere
 			}
 			return thoughtoff.PlaceHere
 		}
 	case b.HoldingTarget():
-		if l.stage[LessonDeliver] {
+		if l.stage[lessonDeliver] {
 			return thoughtoff.ToDest
 		}
 	case b.Holding != "":
 	case b.TargetHere() != "":
-		if l.stage[LessonTake] || second {
+		if l.stage[lessonTake] || second {
 			return thoughtoff.TakeHere
 		}
 	case b.TargetSeenAt() != "":
-		if l.stage[LessonTake] || second {
+		if l.stage[lessonTake] || second {
 			return thoughtoff.Return
 		}
 	default:
-		if l.stage[LessonFind] || second {
+		if l.stage[lessonFind] || second {
 			if b.AtClosed() {
 				return thoughtoff.OpenHere
 			}

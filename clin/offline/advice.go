@@ -41,12 +41,12 @@ func mentions(hint, p string) bool {
 }
 
 // adviseAdapt is the offline generator's free-form advice after a trial:
-// the phrases the trial's evidence names (Extract), each as a hint of its
+// the phrases the trial's evidence names (extract), each as a hint of its
 // own, and the hints of the last memory that this trial did not repeat,
 // kept while they are at most two trials old or came from a rewarded
 // trial (the memory "does not grow monotonically", Sec. 3.2).
 func adviseAdapt(in clin.AdaptInput) []clin.Abstraction {
-	items, _ := Extract(in.Task.Goal, in.Trace, in.Won)
+	items, _ := extract(in.Task.Goal, in.Trace, in.Won)
 	var out []clin.Abstraction
 	seen := map[string]bool{}
 	add := func(a clin.Abstraction) {

@@ -242,9 +242,9 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []clin.Abstraction
 //     dropped otherwise (the memory "does not grow monotonically", Sec. 3.2).
 type Generator struct{}
 
-// Extract lists the abstractions one trial shows, without modifiers, and
+// extract lists the abstractions one trial shows, without modifiers, and
 // the milestones the trial reached, in order.
-func Extract(goal string, trace []clin.Step, won bool) (items []clin.Abstraction, reached []string) {
+func extract(goal string, trace []clin.Step, won bool) (items []clin.Abstraction, reached []string) {
 	tr := newTracker(goal)
 	type stepInfo struct {
 		phrase string
@@ -337,7 +337,7 @@ func (Generator) Adapt(_ context.Context, in clin.AdaptInput) ([]clin.Abstractio
 	if in.Advice {
 		return adviseAdapt(in), nil
 	}
-	fresh, reached := Extract(in.Task.Goal, in.Trace, in.Won)
+	fresh, reached := extract(in.Task.Goal, in.Trace, in.Won)
 	var skipped []string
 	if in.Won {
 		// A won trial that never reached a milestone shows it is not needed:

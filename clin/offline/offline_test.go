@@ -192,7 +192,7 @@ func TestExtractSuccess(t *testing.T) {
 	if !won {
 		t.Fatal("expert plan did not win")
 	}
-	got, reached := Extract(fakeworld.HeatApple.Goal, trace, won)
+	got, reached := extract(fakeworld.HeatApple.Goal, trace, won)
 	want := []string{
 		"opening a closed receptacle is NECESSARY to finding the target object.",
 		"going to the microwave is NECESSARY to heating the target object with the microwave.",
@@ -207,7 +207,7 @@ func TestExtractSuccess(t *testing.T) {
 	}
 	for _, w := range want {
 		if !slices.Contains(texts, w) {
-			t.Errorf("Extract misses %q; got\n%v", w, texts)
+			t.Errorf("extract misses %q; got\n%v", w, texts)
 		}
 	}
 	wantReached := []string{"taking the target object", "heating the target object with the microwave", "putting the target object in the target receptacle"}
@@ -224,10 +224,10 @@ func TestExtractSuccess(t *testing.T) {
 func TestExtractFailure(t *testing.T) {
 	plan := []string{"inventory", "inventory", "look", "go to shelf 1", "take vase 1 from shelf 1", "inventory"}
 	trace, won := expertTrace(t, fakeworld.HeatApple, plan)
-	got, _ := Extract(fakeworld.HeatApple.Goal, trace, won)
+	got, _ := extract(fakeworld.HeatApple.Goal, trace, won)
 	want := []clin.Abstraction{{Kind: clin.NotContribute, X: "checking the inventory", Y: "completing the task"}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Extract = %v, want %v", got, want)
+		t.Errorf("extract = %v, want %v", got, want)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // the state contradicts what the thought presupposes: opening where nothing
 // is closed, taking the target object where it is not, processing or placing
 // a target object that is not carried, and so on. It reads the states of the
-// offline summariser (summarize/offline.HouseholdState) and the thoughts of the
+// offline summariser (package summarize/offline) and the thoughts of the
 // offline thinker (thought/offline.HouseholdStrategies); a state or thought it cannot
 // read gives no contradiction, so the thought is judged valid. Thoughts that
 // are merely useless (checking the inventory) are valid: the check is of

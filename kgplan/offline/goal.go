@@ -8,11 +8,11 @@ import (
 	"github.com/samem/trainer/pddl"
 )
 
-// GoalRule is the offline :goal writer for the six household goal templates
+// goalRule is the offline :goal writer for the six household goal templates
 // (seed 003 Sec. IV-C step 3, with a rule standing in for the LLM). Goals
 // are existential over instances of the named types, as the game checks them:
 // any object of the type, in any receptacle of the type.
-func GoalRule(dom *pddl.Domain, text string) (pddl.Condition, hhtext.Goal, error) {
+func goalRule(dom *pddl.Domain, text string) (pddl.Condition, hhtext.Goal, error) {
 	g, ok := hhtext.ParseGoal(text)
 	if !ok {
 		return pddl.Condition{}, g, fmt.Errorf("goal %q: no household template matches", text)

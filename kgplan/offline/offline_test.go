@@ -229,7 +229,7 @@ func TestReader(t *testing.T) {
 		"You put the apple 1 in/on the cabinet 1.",
 	}
 	for i, text := range texts {
-		u, failed := Read(g, text)
+		u, failed := read(g, text)
 		if failed {
 			t.Fatalf("Read(%q) says failed", text)
 		}
@@ -249,7 +249,7 @@ func TestReader(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("graph after the episode =\n%q\nwant\n%q", got, want)
 	}
-	if _, failed := Read(g, "Nothing happens."); !failed {
+	if _, failed := read(g, "Nothing happens."); !failed {
 		t.Errorf("Read(Nothing happens.) did not report a failed action")
 	}
 }
@@ -263,19 +263,19 @@ func TestGoalRule(t *testing.T) {
 		{"look at book under the desklamp.", "(exists (?o - book ?l - desklamp ?r - receptacle) (and (holding you ?o) (toggled ?l) (in ?l ?r) (at you ?r)))"},
 	}
 	for _, tt := range tests {
-		c, _, err := GoalRule(d, tt.text)
+		c, _, err := goalRule(d, tt.text)
 		if err != nil {
-			t.Fatalf("GoalRule(%q): %v", tt.text, err)
+			t.Fatalf("goalRule(%q): %v", tt.text, err)
 		}
 		if got := c.String(); got != tt.want {
-			t.Errorf("GoalRule(%q) = %s, want %s", tt.text, got, tt.want)
+			t.Errorf("goalRule(%q) = %s, want %s", tt.text, got, tt.want)
 		}
 	}
-	if _, _, err := GoalRule(d, "fly to the moon."); err == nil {
-		t.Errorf("GoalRule(nonsense) succeeded")
+	if _, _, err := goalRule(d, "fly to the moon."); err == nil {
+		t.Errorf("goalRule(nonsense) succeeded")
 	}
-	if _, _, err := GoalRule(d, "put some spaceship on countertop."); !errors.Is(err, pddl.ErrUndefined) {
-		t.Errorf("GoalRule(unknown type) = %v, want ErrUndefined", err)
+	if _, _, err := goalRule(d, "put some spaceship on countertop."); !errors.Is(err, pddl.ErrUndefined) {
+		t.Errorf("goalRule(unknown type) = %v, want ErrUndefined", err)
 	}
 }
 
@@ -289,7 +289,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("You turn on the desklamp 1.")
 	f.Fuzz(func(t *testing.T, text string) {
 		g := newGraph(t)
-		u, _ := Read(g, text)
+		u, _ := read(g, text)
 		// The reader may misread hostile text, but the verifier must catch
 		// whatever does not fit the domain: after Apply, every triplet verifies.
 		if err := g.Apply(u, 0, "reader"); err != nil {

@@ -25,11 +25,11 @@ func entityType(dom *pddl.Domain, name, role string) string {
 	return role
 }
 
-// Read is the offline, rule-based update reader: it turns one household
+// read is the offline, rule-based update reader: it turns one household
 // observation into the triplets to remove and add (seed 003 Sec. IV-B,
 // with rules standing in for the LLM). It reads only the observation text
 // and the graph. failed is true when the text says the action did nothing.
-func Read(g *kgplan.Graph, obs string) (u kgplan.Update, failed bool) {
+func read(g *kgplan.Graph, obs string) (u kgplan.Update, failed bool) {
 	ev := hhtext.ParseObservation(obs)
 	u.Entities = map[string]string{}
 	item := func(name string) {

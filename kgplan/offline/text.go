@@ -15,12 +15,12 @@ import (
 // Text implements kgplan.Text with the household parser.
 type Text struct{}
 
-// Read implements kgplan.Text with the rule-based reader (Read).
-func (Text) Read(g *kgplan.Graph, obs string) (kgplan.Update, bool) { return Read(g, obs) }
+// Read implements kgplan.Text with the rule-based reader (read).
+func (Text) Read(g *kgplan.Graph, obs string) (kgplan.Update, bool) { return read(g, obs) }
 
-// Goal implements kgplan.Text with GoalRule.
+// Goal implements kgplan.Text with goalRule.
 func (Text) Goal(dom *pddl.Domain, text string) (pddl.Condition, error) {
-	c, _, err := GoalRule(dom, text)
+	c, _, err := goalRule(dom, text)
 	return c, err
 }
 

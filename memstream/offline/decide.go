@@ -21,13 +21,13 @@ func (Method) Begin(s agent.Start) memstream.OfflineEpisode {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(uint64(s.Task.Seed), 11))
 	}
-	return &Episode{Roles: Roles{Style: s.Style}, s: s, rng: rng, tried: map[string]int{}}
+	return &episode{streamRoles: streamRoles{Style: s.Style}, s: s, rng: rng, tried: map[string]int{}}
 }
 
-// Episode is one episode's roles without a model. It tracks where the
+// episode is one episode's roles without a model. It tracks where the
 // agent is and which actions it took, as the decider needs.
-type Episode struct {
-	Roles
+type episode struct {
+	streamRoles
 	s       agent.Start
 	rng     *rand.Rand
 	loc     string // where the agent is, read from the text
@@ -35,7 +35,7 @@ type Episode struct {
 	tried   map[string]int
 }
 
-func (e *Episode) style() envbridge.Style {
+func (e *episode) style() envbridge.Style {
 	if e.s.Style == "" {
 		return envbridge.StyleFiction
 	}
@@ -44,7 +44,7 @@ func (e *Episode) style() envbridge.Style {
 
 // Decide implements memstream.OfflineEpisode with arigraph/offline's
 // Decider over workingMemory.
-func (e *Episode) Decide(obs envbridge.Observation, got []memstream.Scored, recent []memstream.Step, k int) (reason, action string) {
+func (e *episode) Decide(obs envbridge.Observation, got []memstream.Scored, recent []memstream.Step, k int) (reason, action string) {
 	if o := (arioff.Rules{}).Extract(e.style(), obs.Text, e.lastAct, e.loc); o.Location != "" {
 		e.loc = o.Location
 	}
@@ -70,7 +70,7 @@ func steps(h []memstream.Step) []arigraph.Step {
 // (later statements override earlier ones), and the receptacles or exits
 // they mention but do not explore are computed the same way AriGraph does,
 // on a throwaway graph of those triplets only.
-func (e *Episode) workingMemory(obs envbridge.Observation, got []memstream.Scored, hist []memstream.Step, k int) arigraph.WorkingMemory {
+func (e *episode) workingMemory(obs envbridge.Observation, got []memstream.Scored, hist []memstream.Step, k int) arigraph.WorkingMemory {
 	wm := arigraph.WorkingMemory{Goal: e.s.Task.Goal, History: steps(hist), Observation: obs.Text, K: k, Location: e.loc, Actions: obs.Admissible}
 	type dated struct {
 		t    int

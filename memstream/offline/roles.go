@@ -16,18 +16,18 @@ import (
 	"github.com/samem/trainer/memstream"
 )
 
-// Roles implements memstream.Roles without a model: importance by rule,
+// streamRoles implements memstream.Roles without a model: importance by rule,
 // the goal as the reflection question, and insights that restate the
 // placements and states read (by arigraph/offline.Rules) from the cited
 // statements.
-type Roles struct {
+type streamRoles struct {
 	Style envbridge.Style
 }
 
 // Importance rates a memory by rule: 2 for a mundane one; +3 when it lists
 // things found (contents, items on the floor), +3 when it mentions a word of
 // the goal, +2 for reading or a score change; clamped to 1..10.
-func (o Roles) Importance(_ context.Context, goal, memory string) (float64, error) {
+func (o streamRoles) Importance(_ context.Context, goal, memory string) (float64, error) {
 	m := strings.ToLower(memory)
 	v := 2.0
 	if strings.Contains(m, "you see a") || strings.Contains(m, "contains") || strings.Contains(m, "on the floor") || strings.Contains(m, "in it,") {
@@ -46,12 +46,12 @@ func (o Roles) Importance(_ context.Context, goal, memory string) (float64, erro
 }
 
 // Questions returns the goal as the one question worth asking.
-func (o Roles) Questions(_ context.Context, memories []string) ([]string, error) {
+func (o streamRoles) Questions(_ context.Context, memories []string) ([]string, error) {
 	return []string{"where are the things the goal needs"}, nil
 }
 
 // Insights restates, for each cited statement, the placements it reports.
-func (o Roles) Insights(_ context.Context, goal string, memories []string) ([]memstream.Insight, error) {
+func (o streamRoles) Insights(_ context.Context, goal string, memories []string) ([]memstream.Insight, error) {
 	var out []memstream.Insight
 	seen := map[string]bool{}
 	for i, m := range memories {

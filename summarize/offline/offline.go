@@ -50,14 +50,14 @@ const (
 
 var gerund = map[string]string{"clean": "cleaning", "heat": "heating", "cool": "cooling"}
 
-// HouseholdState renders a belief as an offline state: the one sentence of
+// householdStateOf renders a belief as an offline state: the one sentence of
 // the situation the agent is in.
-func HouseholdState(b *belief.Belief) string { return householdState(b, false) }
+func householdStateOf(b *belief.Belief) string { return householdState(b, false) }
 
-// HouseholdStateProgress is HouseholdState with the task's progress in the
+// householdStateProgress is householdStateOf with the task's progress in the
 // situation: at the destination with a target object while the task needs
 // more than this one, the state is FirstOfMore rather than AtDestination.
-func HouseholdStateProgress(b *belief.Belief) string { return householdState(b, true) }
+func householdStateProgress(b *belief.Belief) string { return householdState(b, true) }
 
 func householdState(b *belief.Belief, progress bool) string {
 	switch {
@@ -96,7 +96,7 @@ func householdState(b *belief.Belief, progress bool) string {
 // observation only, seed 002 Appendix A).
 type Summarizer struct {
 	// TaskProgress adds the task's progress to household states
-	// (HouseholdStateProgress): off by default; see FirstOfMore.
+	// (householdStateProgress): off by default; see FirstOfMore.
 	TaskProgress bool
 }
 
@@ -123,9 +123,9 @@ type textSession struct{}
 // notice matches score notices and status clutter that carry no situation.
 var notice = regexp.MustCompile(`\[[^\]]*\]|\*\*\*[^*]*\*\*\*|>`)
 
-// MaxSentences is how many sentences the offline summary of free text keeps
+// maxSentences is how many sentences the offline summary of free text keeps
 // (the Jericho prompt asks for at most three, Fig. 12).
-const MaxSentences = 3
+const maxSentences = 3
 
 func (textSession) Summarize(_ context.Context, _ string, obs envbridge.Observation) (string, error) {
 	t := fold(notice.ReplaceAllString(obs.Text, " "))
@@ -137,7 +137,7 @@ func (textSession) Summarize(_ context.Context, _ string, obs envbridge.Observat
 	if t == "" {
 		return "", summarize.ErrEmptySummary
 	}
-	return summarize.Clip(firstSentences(t, MaxSentences), summarize.MaxStateLen), nil
+	return summarize.Clip(firstSentences(t, maxSentences), summarize.MaxStateLen), nil
 }
 
 // firstSentences keeps the first n sentences of s.

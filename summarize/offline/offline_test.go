@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/samem/trainer/belief"
 	"github.com/samem/trainer/envbridge"
 	llmoffline "github.com/samem/trainer/llm/offline"
 )
@@ -79,11 +78,12 @@ func TestHouseholdStates(t *testing.T) {
 	}
 }
 
-func ExampleHouseholdState() {
-	b := belief.New("put some soapbar on toilet.")
-	b.Observe("", "You are in the middle of a room. Looking quickly around you, you see a toilet 1, and a countertop 1.")
-	b.Observe("go to countertop 1", "You arrive at countertop 1. On the countertop 1, you see a soapbar 2.")
-	fmt.Println(HouseholdState(b))
+func ExampleSummarizer() {
+	s := Summarizer{}.Begin(envbridge.Task{Goal: "put some soapbar on toilet."}, envbridge.StyleHousehold)
+	ctx := context.Background()
+	s.Summarize(ctx, "", envbridge.Observation{Text: "You are in the middle of a room. Looking quickly around you, you see a toilet 1, and a countertop 1."})
+	state, _ := s.Summarize(ctx, "go to countertop 1", envbridge.Observation{Text: "You arrive at countertop 1. On the countertop 1, you see a soapbar 2."})
+	fmt.Println(state)
 	// Output: The target object lies right here, within reach.
 }
 

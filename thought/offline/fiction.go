@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// FictionStrategies is the offline thinker's library for interactive
+// fictionStrategies is the offline thinker's library for interactive
 // fiction, where there is no admissible list and actions are free-form
 // (the action vocabulary of seed 002 Fig. 15).
-var FictionStrategies = []string{
+var fictionStrategies = []string{
 	"Explore: move in a direction not tried yet from here.",
 	"Take an object that is mentioned here.",
 	"Examine something mentioned here more closely.",
@@ -32,7 +32,7 @@ type fictionSession struct {
 }
 
 func (s *fictionSession) Think(_ context.Context, in thought.Input) (thought.Decision, error) {
-	i := pick(FictionStrategies, in.Guide, s.rng)
+	i := pick(fictionStrategies, in.Guide, s.rng)
 	text := strings.ToLower(in.Obs.Text)
 	var act string
 	switch i {
@@ -52,7 +52,7 @@ func (s *fictionSession) Think(_ context.Context, in thought.Input) (thought.Dec
 		act = "look"
 	}
 	s.tried[act]++
-	return thought.Decision{Thought: FictionStrategies[i], Action: act, Matched: true}, nil
+	return thought.Decision{Thought: fictionStrategies[i], Action: act, Matched: true}, nil
 }
 
 func (s *fictionSession) verbNoun(verb, text string) string {

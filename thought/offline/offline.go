@@ -85,7 +85,7 @@ const (
 	FindLamp     = "Find a light source: walk to where one was seen, or keep looking."
 	UseLamp      = "Switch on the lamp here to examine the held object."
 	Inventory    = "Check what is being carried."
-	LookAround   = "Look around to get one's bearings."
+	lookAround   = "Look around to get one's bearings."
 	CloseHere    = "Close the receptacle here."
 )
 
@@ -154,7 +154,7 @@ var HouseholdStrategies = []Strategy{
 		return ""
 	}},
 	{Inventory, func(x *executor) string { return x.find("inventory") }},
-	{LookAround, func(x *executor) string { return x.find("look") }},
+	{lookAround, func(x *executor) string { return x.find("look") }},
 	{CloseHere, func(x *executor) string {
 		if x.b.At == "" {
 			return ""
@@ -246,7 +246,7 @@ func (s *householdSession) Think(_ context.Context, in thought.Input) (thought.D
 	if i >= 0 {
 		act, th = acts[i], HouseholdStrategies[i].Thought
 	} else {
-		act, th = fallback(in.Obs.Admissible), LookAround
+		act, th = fallback(in.Obs.Admissible), lookAround
 	}
 	s.last = act
 	return thought.Decision{Thought: th, Action: act, Matched: true}, nil

@@ -15,7 +15,7 @@ import (
 // embedder: a merged pair would make guidance follow the wrong strategy.
 func TestStrategiesSeparate(t *testing.T) {
 	const limit = 0.80
-	for name, lib := range map[string][]string{"household": householdThoughts, "fiction": FictionStrategies} {
+	for name, lib := range map[string][]string{"household": householdThoughts, "fiction": fictionStrategies} {
 		vecs, err := llmoffline.New(llmoffline.DefaultDim).Embed(context.Background(), lib)
 		if err != nil {
 			t.Fatal(err)
