@@ -7,8 +7,9 @@
 // Roles (seed 003 Sec. IV): the update reader (observation -> triplets to
 // remove and add), the entity selector (query -> relevant entities) and the
 // goal writer (task text -> :goal). Each has an LLM-backed implementation
-// (prompts under prompts/) and an offline one (rules over the household
-// text, reading only what the agent sees). In normal play the agent sees the
+// (prompts under prompts/) and one without a model (Deps.Text: package
+// kgplan/offline's rules over the household text, reading only what the
+// agent sees). In normal play the agent sees the
 // room only as it explores: when no plan for the goal exists yet, it plans
 // to visit and open the next receptacle it has not looked into.
 package kgplan

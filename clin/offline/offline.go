@@ -31,7 +31,7 @@ func replay(goal string, trace []clin.Step) *tracker {
 // environments (interactive fiction) when memory suggests nothing.
 var explorationActions = []string{"look", "inventory", "north", "south", "east", "west", "up", "down", "take all", "open door", "examine room"}
 
-// OfflineController proposes the next goal without a model: it de-indexicalises
+// Controller proposes the next goal without a model: it de-indexicalises
 // every admissible action into a phrase ("opening a closed receptacle"),
 // scores each phrase by the selected memory items that speak about it, and
 // proposes the best (seed 004 Sec. 3.3, with rules in place of the LLM):
@@ -224,7 +224,7 @@ func scorePhrases(tr *tracker, cands map[string][]string, mem []clin.Abstraction
 	return out
 }
 
-// OfflineGenerator extracts causal abstractions from a trial by rule (Eq. 2
+// Generator extracts causal abstractions from a trial by rule (Eq. 2
 // without a model) and merges memories of several episodes (Eq. 3):
 //
 //   - an action that produced progress (the first sighting of the target, a
