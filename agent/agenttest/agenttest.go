@@ -40,8 +40,8 @@
 //     or removed, and an empty directory, make Load fail with an error that
 //     wraps a known kind (checkpoints.ErrMissing, ErrNotParquet, ErrCorrupt,
 //     ErrSchema, ErrFormatVersion, ErrIncompatible, fs.ErrNotExist or one of
-//     Options.Errors), and leave the memory as it was (Save gives the same
-//     bytes, derived files aside). A derived file (checkpoints.IsDerived: an
+//     Options.Errors) whose message names the file, and leave the memory as
+//     it was (Save gives the same bytes, derived files aside). A derived file (checkpoints.IsDerived: an
 //     index the method rebuilds from the others) may instead be rebuilt:
 //     Load then succeeds and the memory is the same.
 //   - parallel: the evaluation with several workers makes the same decisions
@@ -605,14 +605,17 @@ func checkBadCheckpoint(ctx context.Context, c *config) error {
 		return err
 	}
 	good := r.saves[0]
-	// try loads dir into the trained method and checks the outcome.
-	try := func(what, dir string, derived bool) error {
+	// try loads dir into the trained method and checks the outcome; a
+	// failure must name the damaged file (name, unless "").
+	try := func(what, dir, name string, derived bool) error {
 		err := r.m.(agent.Saver).Load(ctx, dir)
 		switch {
 		case err == nil && !derived:
 			return fmt.Errorf("%s: Load succeeded", what)
 		case err != nil && !c.knownKind(err):
 			return fmt.Errorf("%s: Load failed with an error of no known kind: %w", what, err)
+		case err != nil && name != "" && !strings.Contains(err.Error(), filepath.Base(name)):
+			return fmt.Errorf("%s: Load's error does not name the file: %w", what, err)
 		}
 		_, now, serr := c.save(ctx, r.m)
 		if serr != nil {
@@ -632,7 +635,7 @@ func checkBadCheckpoint(ctx context.Context, c *config) error {
 	if err != nil {
 		return err
 	}
-	if err := try("an empty directory", empty, false); err != nil {
+	if err := try("an empty directory", empty, "", false); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(good))
@@ -658,7 +661,7 @@ func checkBadCheckpoint(ctx context.Context, c *config) error {
 			if err := dm.do(ctx, filepath.Join(dir, name), good[name]); err != nil {
 				return err
 			}
-			if err := try(name+" "+dm.name, dir, checkpoints.IsDerived(name)); err != nil {
+			if err := try(name+" "+dm.name, dir, name, checkpoints.IsDerived(name)); err != nil {
 				return err
 			}
 		}
