@@ -7,32 +7,26 @@ import (
 	"sort"
 	"strings"
 
-	kgoff "github.com/samem/trainer/kgplan/offline"
-
-	msoff "github.com/samem/trainer/memstream/offline"
-
-	arioff "github.com/samem/trainer/arigraph/offline"
-
-	clinoff "github.com/samem/trainer/clin/offline"
-
-	baselineoff "github.com/samem/trainer/baseline/offline"
-
-	forgetoff "github.com/samem/trainer/forget/offline"
-	sumoff "github.com/samem/trainer/summarize/offline"
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/baseline"
+	baselineoff "github.com/samem/trainer/baseline/offline"
 	"github.com/samem/trainer/clin"
+	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
+	kgoff "github.com/samem/trainer/kgplan/offline"
 	"github.com/samem/trainer/memstream"
+	msoff "github.com/samem/trainer/memstream/offline"
 	"github.com/samem/trainer/samem"
 	"github.com/samem/trainer/summarize"
+	sumoff "github.com/samem/trainer/summarize/offline"
 	"github.com/samem/trainer/thought"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // entry is one method the trainer knows.

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	arioff "github.com/samem/trainer/arigraph/offline"
-
-	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm"

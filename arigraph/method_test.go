@@ -6,11 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/samem/trainer/llm/llmtest"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/runner"
 )

@@ -10,10 +10,9 @@ import (
 	"text/template"
 
 	"github.com/samem/trainer/agent"
-	"github.com/samem/trainer/summarize"
-
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/summarize"
 	"github.com/samem/trainer/thought"
 )
 

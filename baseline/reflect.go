@@ -1,14 +1,13 @@
 package baseline
 
 import (
-	"github.com/samem/trainer/internal/fold"
-	replyfmt "github.com/samem/trainer/internal/reply"
-
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/internal/fold"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 

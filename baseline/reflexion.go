@@ -9,10 +9,9 @@ import (
 	"slices"
 	"sync"
 
-	replyfmt "github.com/samem/trainer/internal/reply"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 

@@ -9,9 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/samem/trainer/clin/internal/fakeworld"
-
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"

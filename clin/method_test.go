@@ -8,11 +8,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/samem/trainer/clin/internal/fakeworld"
-	"github.com/samem/trainer/llm/offline"
-
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm/offline"
 )
 
 // TestLoadBad: rows that break the saved memory's invariants fail with

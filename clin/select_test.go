@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/clin/internal/fakeworld"
-
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/offline"

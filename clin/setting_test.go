@@ -6,9 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/samem/trainer/clin/internal/fakeworld"
-
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm/offline"
 )

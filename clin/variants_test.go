@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/samem/trainer/clin/internal/fakeworld"
-
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"

@@ -8,12 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/samem/trainer/pddl"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/openai"
+	"github.com/samem/trainer/pddl"
 )
 
 func TestParseUpdate(t *testing.T) {

@@ -10,12 +10,11 @@ import (
 	"slices"
 	"sync"
 
-	replyfmt "github.com/samem/trainer/internal/reply"
-
 	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 

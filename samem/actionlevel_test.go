@@ -4,10 +4,9 @@ import (
 	"context"
 	"testing"
 
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // TestActionLevelStoresActions checks seed 002 Table 3's action-level

@@ -5,14 +5,13 @@ import (
 	"math"
 	"testing"
 
-	forgetoff "github.com/samem/trainer/forget/offline"
-	sumoff "github.com/samem/trainer/summarize/offline"
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/qlearn"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 func newTest(t *testing.T, cfg Config) *Method {

@@ -6,16 +6,15 @@ import (
 	"reflect"
 	"testing"
 
-	forgetoff "github.com/samem/trainer/forget/offline"
-	sumoff "github.com/samem/trainer/summarize/offline"
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 func newOffline(t testing.TB, cfg samem.Config) *samem.Method {

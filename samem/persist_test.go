@@ -10,13 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	forgetoff "github.com/samem/trainer/forget/offline"
-	sumoff "github.com/samem/trainer/summarize/offline"
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster/synth"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/offline"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 func newWithLog(t testing.TB, log *bytes.Buffer) *Method {

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/samem/trainer/baseline"
-
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/runner"
 )

@@ -1,11 +1,11 @@
 package offline
 
 import (
-	"github.com/samem/trainer/baseline"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/belief"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household/hhtext"

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // smallSuite is a household world small enough for unit tests.

@@ -5,14 +5,13 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/samem/trainer/baseline"
-	sumoff "github.com/samem/trainer/summarize/offline"
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/runner"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 var measure = flag.Bool("measure", false, "measure every baseline's offline success on household valid_unseen (134 tasks)")

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	forgetoff "github.com/samem/trainer/forget/offline"
-
 	"github.com/samem/trainer/bench/fakeai"
 	"github.com/samem/trainer/envbridge"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/openai"
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"

@@ -14,12 +14,11 @@ import (
 	"strings"
 	"time"
 
-	forgetoff "github.com/samem/trainer/forget/offline"
-
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster"
 	"github.com/samem/trainer/envbridge"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/samem"
 )
 

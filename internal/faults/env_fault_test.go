@@ -8,16 +8,15 @@ import (
 	"testing"
 	"time"
 
-	forgetoff "github.com/samem/trainer/forget/offline"
-	sumoff "github.com/samem/trainer/summarize/offline"
-	thoughtoff "github.com/samem/trainer/thought/offline"
-
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/jsonl"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/internal/faults"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // episodes records every finished episode of a run.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/ariadne"
-
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/clin"

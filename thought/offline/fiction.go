@@ -2,10 +2,11 @@ package offline
 
 import (
 	"context"
-	"github.com/samem/trainer/thought"
 	"math/rand/v2"
 	"regexp"
 	"strings"
+
+	"github.com/samem/trainer/thought"
 )
 
 // fictionStrategies is the offline thinker's library for interactive
