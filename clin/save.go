@@ -24,10 +24,10 @@ const formatVersion = 1
 // rows that do not fit together (an item of a memory that is not listed).
 var ErrFormat = errors.New("clin: bad checkpoint")
 
-// trialRow is one memory of one task. Trial -1 is the meta-memory generated
+// TrialRow is one memory of one task. Trial -1 is the meta-memory generated
 // before the task's first trial (Eq. 3); Trial k >= 0 is the memory generated
 // after trial k (Eq. 2).
-type trialRow struct {
+type TrialRow struct {
 	Version     int32   `parquet:"version"`
 	TaskID      string  `parquet:"task_id,dict"`
 	TaskType    string  `parquet:"task_type,dict"`
@@ -63,10 +63,10 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	var trials []trialRow
+	var trials []TrialRow
 	var items []ItemRow
 	addMem := func(t envbridge.Task, trial int, reward float64, mem []Abstraction) {
-		trials = append(trials, trialRow{
+		trials = append(trials, TrialRow{
 			Version: formatVersion, TaskID: t.ID, TaskType: t.Type, Goal: t.Goal, Split: t.Split,
 			Seed: t.Seed, MaxSteps: int32(t.MaxSteps), OracleSteps: int32(t.OracleSteps),
 			Trial: int32(trial), Reward: reward, Items: int32(len(mem)),
@@ -100,7 +100,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 // Load implements agent.Saver. It replaces the memory only when the whole
 // checkpoint reads and checks.
 func (m *Method) Load(ctx context.Context, dir string) error {
-	trials, err := checkpoints.ReadFile[trialRow](ctx, filepath.Join(dir, trialsFile))
+	trials, err := checkpoints.ReadFile[TrialRow](ctx, filepath.Join(dir, trialsFile))
 	if err != nil {
 		return fmt.Errorf("clin: load: %w", err)
 	}
@@ -123,7 +123,7 @@ type memKey struct {
 	trial int32
 }
 
-func decode(trials []trialRow, items []ItemRow) (map[string]*taskMemory, error) {
+func decode(trials []TrialRow, items []ItemRow) (map[string]*taskMemory, error) {
 	byMem := map[memKey][]ItemRow{}
 	for _, it := range items {
 		k := memKey{it.TaskID, it.Trial}

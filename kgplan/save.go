@@ -16,23 +16,23 @@ const (
 	historyFile  = "kgplan_history.parquet"
 )
 
-// tripletRow is one triplet of one task's graph.
-type tripletRow struct {
+// TripletRow is one triplet of one task's graph.
+type TripletRow struct {
 	TaskID   string `parquet:"task_id,dict"`
 	Subject  string `parquet:"subject,dict"`
 	Relation string `parquet:"relation,dict"`
 	Object   string `parquet:"object,dict"`
 }
 
-// entityRow is one entity of one task's graph with its PDDL type.
-type entityRow struct {
+// EntityRow is one entity of one task's graph with its PDDL type.
+type EntityRow struct {
 	TaskID string `parquet:"task_id,dict"`
 	Name   string `parquet:"name,dict"`
 	Type   string `parquet:"type,dict"`
 }
 
-// historyRow is one applied change of one task's graph.
-type historyRow struct {
+// HistoryRow is one applied change of one task's graph.
+type HistoryRow struct {
 	TaskID   string `parquet:"task_id,dict"`
 	Seq      int64  `parquet:"seq"`
 	Step     int64  `parquet:"step"`
@@ -46,9 +46,9 @@ type historyRow struct {
 // Save implements agent.Saver: every task's graph and its history.
 func (m *Method) Save(ctx context.Context, dir string) error {
 	m.mu.Lock()
-	var trs []tripletRow
-	var ents []entityRow
-	var hist []historyRow
+	var trs []TripletRow
+	var ents []EntityRow
+	var hist []HistoryRow
 	ids := make([]string, 0, len(m.graphs))
 	for id := range m.graphs {
 		ids = append(ids, id)
@@ -57,13 +57,13 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	for _, id := range ids {
 		g := m.graphs[id]
 		for _, t := range g.Triplets() {
-			trs = append(trs, tripletRow{id, t.Subject, t.Relation, t.Object})
+			trs = append(trs, TripletRow{id, t.Subject, t.Relation, t.Object})
 		}
 		for _, e := range g.Entities() {
-			ents = append(ents, entityRow{id, e.Name, e.Type})
+			ents = append(ents, EntityRow{id, e.Name, e.Type})
 		}
 		for _, c := range g.history {
-			hist = append(hist, historyRow{id, int64(c.Seq), int64(c.Step), c.Op, c.Triplet.Subject, c.Triplet.Relation, c.Triplet.Object, c.Source})
+			hist = append(hist, HistoryRow{id, int64(c.Seq), int64(c.Step), c.Op, c.Triplet.Subject, c.Triplet.Relation, c.Triplet.Object, c.Source})
 		}
 	}
 	m.mu.Unlock()
@@ -82,15 +82,15 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 // Load implements agent.Saver. Every entity type and triplet is checked
 // against the domain; on any error the method is unchanged.
 func (m *Method) Load(ctx context.Context, dir string) error {
-	trs, err := checkpoints.ReadFile[tripletRow](ctx, filepath.Join(dir, tripletsFile))
+	trs, err := checkpoints.ReadFile[TripletRow](ctx, filepath.Join(dir, tripletsFile))
 	if err != nil {
 		return fmt.Errorf("kgplan load: %w", err)
 	}
-	ents, err := checkpoints.ReadFile[entityRow](ctx, filepath.Join(dir, entitiesFile))
+	ents, err := checkpoints.ReadFile[EntityRow](ctx, filepath.Join(dir, entitiesFile))
 	if err != nil {
 		return fmt.Errorf("kgplan load: %w", err)
 	}
-	hist, err := checkpoints.ReadFile[historyRow](ctx, filepath.Join(dir, historyFile))
+	hist, err := checkpoints.ReadFile[HistoryRow](ctx, filepath.Join(dir, historyFile))
 	if err != nil {
 		return fmt.Errorf("kgplan load: %w", err)
 	}
