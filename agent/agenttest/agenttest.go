@@ -24,8 +24,7 @@
 //
 // The clauses share one training (one worker, the seed of Options) of a
 // fresh method, saved after training and after each of two evaluations
-// (one worker, then several). Each clause is a subtest of Run (and a
-// failure of Check):
+// (one worker, then several). Each clause is a subtest of Run:
 //
 //   - determinism: a second fresh method trained and evaluated the same way
 //     makes the same decisions, reaches the same outcomes and saves the same
@@ -101,9 +100,9 @@ type Options struct {
 	Seed int64
 }
 
-// DefaultSuite is the world the suite plays when Options.Suite is nil: a
+// defaultSuite is the world the suite plays when Options.Suite is nil: a
 // small household world whose episodes end after 15 steps.
-func DefaultSuite() (envbridge.Suite, error) {
+func defaultSuite() (envbridge.Suite, error) {
 	return household.New(household.Config{Seed: 5, Train: 12, ValidSeen: 6, ValidUnseen: 12, MaxSteps: 15})
 }
 
@@ -231,44 +230,12 @@ func Run(t *testing.T, opts Options) {
 	}
 }
 
-// Check runs every clause outside a test and returns the failures joined
-// (nil when the method conforms); temporary directories go under dir.
-func Check(ctx context.Context, opts Options, dir string) error {
-	n := 0
-	cfgs, err := resolve(opts, func() (string, error) {
-		n++
-		d := filepath.Join(dir, fmt.Sprint(n))
-		return d, os.MkdirAll(d, 0o755)
-	})
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, c := range cfgs {
-		m, err := c.New(c.chat)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: New: %w", c.model, err))
-			continue
-		}
-		_, saver := m.(agent.Saver)
-		for _, cl := range clauses {
-			if cl.saver && !saver {
-				continue
-			}
-			if err := cl.run(ctx, c); err != nil {
-				errs = append(errs, fmt.Errorf("%s/%s: %w", c.model, cl.name, err))
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
 func resolve(o Options, tmp func() (string, error)) ([]*config, error) {
 	if o.New == nil {
 		return nil, errors.New("agenttest: Options.New is required")
 	}
 	if o.Suite == nil {
-		s, err := DefaultSuite()
+		s, err := defaultSuite()
 		if err != nil {
 			return nil, err
 		}
