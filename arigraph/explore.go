@@ -46,9 +46,6 @@ func direction(s string) (string, bool) {
 	return "", false
 }
 
-// oppositeOf returns the direction opposite d ("" for an unknown one).
-func oppositeOf(d string) string { return opposite[d] }
-
 // exitDir reports the direction of an exit edge (v, has exit, dir); relations
 // such as "has unexplored exit" (seed 000 Appendix B) count too.
 func exitDir(e Triplet) (string, bool) {

@@ -160,8 +160,6 @@ type episode struct {
 	plan    string
 }
 
-func (e *episode) style() envbridge.Style { return cmp.Or(e.s.Style, envbridge.StyleFiction) }
-
 // with runs f on the stream this episode writes to, under the method's lock in Train.
 func (e *episode) with(f func(s *stream, now int) error) error {
 	if e.own != nil {

@@ -309,7 +309,7 @@ func (c *collect) Done(ep runner.Episode) {
 func (c *config) train(ctx context.Context, workers int) (*run, error) {
 	m, err := c.New(c.chat)
 	if err != nil {
-		return nil, fmt.Errorf("New: %w", err)
+		return nil, fmt.Errorf("new method: %w", err)
 	}
 	dir, err := c.tmp()
 	if err != nil {

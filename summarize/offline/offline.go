@@ -51,15 +51,11 @@ const (
 
 var gerund = map[string]string{"clean": "cleaning", "heat": "heating", "cool": "cooling"}
 
-// householdStateOf renders a belief as an offline state: the one sentence of
-// the situation the agent is in.
-func householdStateOf(b *belief.Belief) string { return householdState(b, false) }
-
-// householdStateProgress is householdStateOf with the task's progress in the
-// situation: at the destination with a target object while the task needs
-// more than this one, the state is FirstOfMore rather than AtDestination.
-func householdStateProgress(b *belief.Belief) string { return householdState(b, true) }
-
+// householdState renders a belief as an offline state: the one sentence of
+// the situation the agent is in. With progress the task's progress is part
+// of the situation: at the destination with a target object while the task
+// needs more than this one, the state is FirstOfMore rather than
+// AtDestination.
 func householdState(b *belief.Belief, progress bool) string {
 	switch {
 	case b.HoldingTarget() && b.NeedsProcessing() && b.AtAppliance():
@@ -97,7 +93,7 @@ func householdState(b *belief.Belief, progress bool) string {
 // observation only, seed 002 Appendix A).
 type Summarizer struct {
 	// TaskProgress adds the task's progress to household states
-	// (householdStateProgress): off by default; see FirstOfMore.
+	// (householdState with progress): off by default; see FirstOfMore.
 	TaskProgress bool
 }
 
