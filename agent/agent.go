@@ -6,6 +6,8 @@
 //
 // Optional abilities (saving, forgetting at the end of an iteration, reporting
 // memory size) are separate one-method interfaces the runner checks for.
+// Package agent/agenttest holds every method to this contract: each method's
+// package runs it in one test.
 package agent
 
 import (

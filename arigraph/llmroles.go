@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/ariadne"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -201,66 +202,13 @@ func ParseBool(reply string) (v, ok bool) {
 	return v, ok
 }
 
-var reAction = regexp.MustCompile(`(?is)"?action_to_take"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
-var reReason = regexp.MustCompile(`(?is)"?reason_for_action"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
-
-// ParseDecision reads the ReAct reply {"reason_for_action": ..., "action_to_take": ...}
-// tolerantly (code fences, missing commas, text around it). ok is false when
-// no action can be found.
-func ParseDecision(reply string) (reason, action string, ok bool) {
-	if m := reAction.FindStringSubmatch(reply); m != nil {
-		action = unescape(m[1])
-	}
-	if m := reReason.FindStringSubmatch(reply); m != nil {
-		reason = unescape(m[1])
-	}
-	if action == "" {
-		// Not the asked JSON: an "Action: ..." line or a one-line answer.
-		c, _ := replyfmt.Clean(reply)
-		for _, l := range strings.Split(c, "\n") {
-			if v, ok := replyfmt.Label(l, "action_to_take", "action to take", "action"); ok {
-				action = v
-			} else if v, ok := replyfmt.Label(l, "reason_for_action", "reason"); ok && reason == "" {
-				reason = v
-			}
-		}
-		if action == "" && !strings.Contains(c, "\n") && !strings.ContainsAny(c, "{}") && len(c) <= 80 {
-			action = c
-		}
-		action, _ = replyfmt.Unquote(action)
-	}
-	action = strings.TrimSpace(action)
-	return reason, action, action != ""
-}
-
-func unescape(s string) string {
-	var out string
-	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err == nil {
-		return out
-	}
-	return s
-}
-
-// ParsePlan extracts the JSON object of a planning reply; when there is none
-// the trimmed reply is the plan (the planner's text is kept either way, since
-// working memory carries it as text).
-func ParsePlan(reply string) string {
-	i, j := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
-	if i >= 0 && j > i {
-		return strings.TrimSpace(reply[i : j+1])
-	}
-	return strings.TrimSpace(reply)
-}
-
 // The JSON schemas of AriGraph's structured answers, beside its prompts.
-// PlanSchema and DecideSchema also serve the memory stream's planner and
-// decision module, whose replies have the same form.
+// The planner and the decision module ask for package ariadne's PlanSchema
+// and DecideSchema, as the memory stream's do.
 var (
 	ExtractSchema = replyfmt.LoadSchema(promptFS, "prompts/extract.schema.json", "arigraph_extract")
 	ReplaceSchema = replyfmt.LoadSchema(promptFS, "prompts/replace.schema.json", "arigraph_replace")
 	ExploreSchema = replyfmt.LoadSchema(promptFS, "prompts/explore.schema.json", "arigraph_explore")
-	PlanSchema    = replyfmt.LoadSchema(promptFS, "prompts/plan.schema.json", "plan")
-	DecideSchema  = replyfmt.LoadSchema(promptFS, "prompts/decide.schema.json", "decide")
 )
 
 // errNothing makes a reply unusable: nothing could be read from it.
@@ -289,21 +237,7 @@ func (l *LLM) ask(ctx context.Context, purpose, prompt string, schema *llm.Schem
 		MaxTokens:   l.MaxTokens,
 		Schema:      schema,
 	}
-	return Ask(ctx, l.Chat, req, then, read)
-}
-
-// Ask is replyfmt.Ask for the roles of this package and of the memory
-// stream: it reports whether an answer was read (false: the budget was
-// spent and the role falls back), and returns only a failed call's error.
-func Ask(ctx context.Context, chat llm.Chatter, req llm.Request, then llm.Then, read func(replyfmt.Answer) (bool, error)) (bool, error) {
-	_, err := replyfmt.Ask(ctx, chat, req, 0, then, read)
-	if errors.Is(err, replyfmt.ErrUnusable) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", req.Purpose, err)
-	}
-	return true, nil
+	return ariadne.Ask(ctx, l.Chat, req, then, read)
 }
 
 // jsonTriplet is a triplet in the structured answers.
@@ -455,82 +389,25 @@ func (l *LLM) NeedsExploration(ctx context.Context, plan string) (bool, error) {
 	return v, err
 }
 
-// ParsePlanAnswer reads a planning answer: the plan is text in working
-// memory, the JSON object the server was asked for or the one in the reply
-// (ParsePlan); repaired when more than the object had to be cut away.
-func ParsePlanAnswer(a replyfmt.Answer) (plan string, repaired bool, err error) {
-	plan = ParsePlan(a.Text)
-	if plan == "" {
-		return "", false, errNothing
-	}
-	return plan, plan != strings.TrimSpace(a.Text), nil
-}
-
-// PlanOrKeep asks a planning question and returns the plan; without a
-// usable reply the plan so far stays (fell back).
-func PlanOrKeep(ctx context.Context, chat llm.Chatter, req llm.Request, current string) (string, error) {
-	plan := current
-	_, err := Ask(ctx, chat, req, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
-		p, repaired, err := ParsePlanAnswer(a)
-		if err == nil {
-			plan = p
-		}
-		return repaired, err
-	})
-	if err != nil {
-		return "", err
-	}
-	return plan, nil
-}
-
-// Plan creates or updates the plan from working memory.
+// Plan creates or updates the plan from working memory; without a usable
+// reply the plan so far stays (ariadne.PlanOrKeep).
 func (l *LLM) Plan(ctx context.Context, wm WorkingMemory) (string, error) {
 	p, err := RenderPlan(wm)
 	if err != nil {
 		return "", err
 	}
-	return PlanOrKeep(ctx, l.Chat, llm.Request{Purpose: PurposePlan, Messages: []llm.Message{{Role: "user", Content: p}},
-		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: PlanSchema}, wm.Plan)
-}
-
-// ParseDecisionAnswer reads a ReAct decision: the JSON's fields when the
-// server was asked for the schema and answered with it, else the text
-// (ParseDecision; repaired when decorated or not the asked JSON at all).
-func ParseDecisionAnswer(a replyfmt.Answer) (reason, action string, repaired, ok bool) {
-	var v struct {
-		Reason string `json:"reason_for_action"`
-		Action string `json:"action_to_take"`
-	}
-	if a.Structured && replyfmt.Decode(a.Text, &v) {
-		action, repaired = replyfmt.Unquote(strings.TrimSpace(v.Action))
-		return strings.TrimSpace(v.Reason), action, repaired, action != ""
-	}
-	reason, action, ok = ParseDecision(a.Text)
-	_, repaired = replyfmt.Clean(a.Text)
-	return reason, action, repaired || !reAction.MatchString(a.Text), ok
-}
-
-// DecideOrNot asks a decision question; without a readable action the
-// action is empty and the caller falls back to matching or its rules (fell
-// back).
-func DecideOrNot(ctx context.Context, chat llm.Chatter, req llm.Request) (reason, action string, err error) {
-	_, err = Ask(ctx, chat, req, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
-		var repaired, ok bool
-		if reason, action, repaired, ok = ParseDecisionAnswer(a); !ok {
-			return repaired, errNothing
-		}
-		return repaired, nil
-	})
-	return reason, action, err
+	return ariadne.PlanOrKeep(ctx, l.Chat, llm.Request{Purpose: PurposePlan, Messages: []llm.Message{{Role: "user", Content: p}},
+		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: ariadne.PlanSchema}, wm.Plan)
 }
 
 // Decide is the ReAct decision: a reason and one action. An unreadable reply
-// gives an empty action (the caller falls back to matching or retrying).
+// gives an empty action (the caller falls back to matching or retrying;
+// ariadne.DecideOrNot).
 func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action string, err error) {
 	p, err := RenderDecide(wm)
 	if err != nil {
 		return "", "", err
 	}
-	return DecideOrNot(ctx, l.Chat, llm.Request{Purpose: PurposeDecide, Messages: []llm.Message{{Role: "user", Content: p}},
-		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: replyfmt.WithChoices(DecideSchema, "action_to_take", wm.Actions)})
+	return ariadne.DecideOrNot(ctx, l.Chat, llm.Request{Purpose: PurposeDecide, Messages: []llm.Message{{Role: "user", Content: p}},
+		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: replyfmt.WithChoices(ariadne.DecideSchema, "action_to_take", wm.Actions)})
 }

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/samem/trainer/ariadne"
 	"github.com/samem/trainer/internal/golden"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
 )
 
 func TestSchemasGolden(t *testing.T) {
-	for _, s := range []*llm.Schema{ExtractSchema, ReplaceSchema, ExploreSchema, PlanSchema, DecideSchema} {
+	for _, s := range []*llm.Schema{ExtractSchema, ReplaceSchema, ExploreSchema} {
 		golden.Schema(t, s)
 	}
 }
@@ -55,7 +56,7 @@ func TestRolesStructured(t *testing.T) {
 			t.Errorf("%s: %+v", p, s)
 		}
 	}
-	want := []*llm.Schema{ExtractSchema, ReplaceSchema, ExploreSchema, PlanSchema, DecideSchema}
+	want := []*llm.Schema{ExtractSchema, ReplaceSchema, ExploreSchema, ariadne.PlanSchema, ariadne.DecideSchema}
 	for i, r := range c.Requests() {
 		if r.Schema.Name != want[i].Name {
 			t.Errorf("request %d (%s): schema %s", i, r.Purpose, r.Schema.Name)

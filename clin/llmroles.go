@@ -5,11 +5,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 

@@ -1,12 +1,13 @@
 package clin
 
 import (
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	replyfmt "github.com/samem/trainer/internal/reply"
 )
 
 // relation finds the relation of a causal abstraction in a line, in any of the

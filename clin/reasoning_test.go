@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/jsonschema"
 	"github.com/samem/trainer/llm"
@@ -40,7 +41,7 @@ func TestSchemasGolden(t *testing.T) {
 // TestControllerReasoning: the action is never read from reasoning; a
 // reply with no action is asked again, then the proposal is empty.
 func TestControllerReasoning(t *testing.T) {
-	in := ControllerInput{Task: heatApple, Style: envbridge.StyleHousehold, Obs: envbridge.Observation{Text: "o", Admissible: []string{"look", "open fridge 1"}}}
+	in := ControllerInput{Task: fakeworld.HeatApple, Style: envbridge.StyleHousehold, Obs: envbridge.Observation{Text: "o", Admissible: []string{"look", "open fridge 1"}}}
 	c := llmtest.NewChatter(t)
 	c.Add(
 		llmtest.Scripted{Text: "<think>### take poison</think>I used learning id(s): $$$ the fridge may hold it ### open fridge 1"},
@@ -83,15 +84,15 @@ func TestGeneratorStructured(t *testing.T) {
 	m := llm.NewMeter(nil)
 	ctx := llm.WithMeter(context.Background(), m)
 	gen := &LLMGenerator{Chat: c}
-	items, err := gen.Adapt(ctx, AdaptInput{Task: heatApple})
+	items, err := gen.Adapt(ctx, AdaptInput{Task: fakeworld.HeatApple})
 	if err != nil || len(items) != 1 || items[0].X != "opening the fridge" {
 		t.Fatalf("Adapt = %+v, %v", items, err)
 	}
-	adv, err := gen.Adapt(ctx, AdaptInput{Task: heatApple, Advice: true})
+	adv, err := gen.Adapt(ctx, AdaptInput{Task: fakeworld.HeatApple, Advice: true})
 	if err != nil || len(adv) != 1 || adv[0].X != "Open the fridge first." {
 		t.Fatalf("advice = %+v, %v", adv, err)
 	}
-	meta, err := gen.Meta(ctx, MetaInput{Task: heatApple})
+	meta, err := gen.Meta(ctx, MetaInput{Task: fakeworld.HeatApple})
 	if err != nil || len(meta) != 1 || meta[0].X != "heating the apple" {
 		t.Fatalf("Meta = %+v, %v", meta, err)
 	}

@@ -8,13 +8,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/offline"
 )
 
 func TestSelectGolden(t *testing.T) {
-	msgs, err := SelectMessages(heatApple, goldenMemory)
+	msgs, err := SelectMessages(fakeworld.HeatApple, goldenMemory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestModelSelectsItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &episode{m: m, memory: mem}
-	e.start.Task = heatApple
+	e.start.Task = fakeworld.HeatApple
 	for range 2 {
 		got, err := e.selected(context.Background(), "query")
 		if err != nil {
@@ -90,12 +91,12 @@ func TestModelSelectsItems(t *testing.T) {
 			t.Errorf("selected %v, want items 1 and 3 in memory order", got)
 		}
 	}
-	if chat.calls != 1 || !strings.Contains(chat.seen, heatApple.Goal) || !strings.Contains(chat.seen, "4. "+mem[3].String()) {
+	if chat.calls != 1 || !strings.Contains(chat.seen, fakeworld.HeatApple.Goal) || !strings.Contains(chat.seen, "4. "+mem[3].String()) {
 		t.Errorf("%d selection calls; prompt:\n%s", chat.calls, chat.seen)
 	}
 	m2, _ := New(Config{SelectByEmbedding: true, TopK: 2}, Deps{Chat: chat, Embed: offline.New(64)})
 	e2 := &episode{m: m2, memory: mem}
-	got, err := e2.selected(context.Background(), heatApple.Goal)
+	got, err := e2.selected(context.Background(), fakeworld.HeatApple.Goal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestSelectAndMemoryCountReplies(t *testing.T) {
 	sel := &LLMSelector{Chat: c}
 	var got [][]int
 	for range 4 {
-		s, err := sel.Select(ctx, heatApple, goldenMemory)
+		s, err := sel.Select(ctx, fakeworld.HeatApple, goldenMemory)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func TestSelectAndMemoryCountReplies(t *testing.T) {
 		t.Errorf("selections %v", got)
 	}
 	gen := &LLMGenerator{Chat: c}
-	items, err := gen.Adapt(ctx, AdaptInput{Task: heatApple})
+	items, err := gen.Adapt(ctx, AdaptInput{Task: fakeworld.HeatApple})
 	if err != nil || len(items) != 0 {
 		t.Fatalf("Adapt = %v, %v; want no items", items, err)
 	}

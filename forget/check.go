@@ -1,7 +1,7 @@
 // Package forget is SAMem's forgetting step (seed 002 Sec. 3.2, "Forgetting
 // mechanism"): when a state has more than five thoughts with a non-zero
 // Q-value, its lowest-valued thought is checked for logical validity (an LLM
-// with the prompt of Fig. 16, or the offline rule checker); an invalid one is
+// with the prompt of Fig. 16, or package forget/offline's rules); an invalid one is
 // softly pruned (Q set to 0), and empty state rows and thought columns are
 // then removed from the table together with their clusters.
 package forget
@@ -12,10 +12,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 

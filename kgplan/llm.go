@@ -14,7 +14,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/pddl"
 )
@@ -181,7 +180,7 @@ func parseTriplets(v json.RawMessage) ([]Triplet, error) {
 func clean(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.Trim(s, "\"'`")
-	if _, _, ok := hhtext.SplitName(FromPDDL(s)); ok {
+	if _, ok := kindOf(FromPDDL(s)); ok {
 		s = FromPDDL(s)
 	}
 	return s
@@ -295,7 +294,7 @@ func ParseEntitiesAnswer(a replyfmt.Answer, known []string) (out []string, repai
 // and is asked again (internal/reply's Again). After the last attempt the
 // graph stays as it was.
 func (e *episode) llmUpdate(ctx context.Context, text string) error {
-	seeds := []string{agentName}
+	seeds := []string{Agent}
 	lower := strings.ToLower(text)
 	for _, ent := range e.g.Entities() {
 		if strings.Contains(lower, ent.Name) {
@@ -360,17 +359,16 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 	return nil // every attempt failed: the graph stays as it was
 }
 
-// writeGoal produces the :goal: by the LLM when set, else by GoalRule. A
+// writeGoal produces the :goal: by the LLM when set, else by Deps.Text. A
 // goal the model does not give within internal/reply's budget is an
 // ErrReply error (skipped): the caller plans without it (it explores, or
 // re-prompts with the planner's error).
 func (e *episode) writeGoal(ctx context.Context, task, plannerErr string) (pddl.Condition, error) {
 	if e.m.deps.Chat == nil {
-		c, _, err := GoalRule(e.m.dom, task)
-		return c, err
+		return e.m.deps.Text.Goal(e.m.dom, task)
 	}
-	if i := strings.Index(task, hhtext.TaskPrefix); i >= 0 {
-		task = strings.TrimSpace(task[i+len(hhtext.TaskPrefix):])
+	if i := strings.Index(task, taskPrefix); i >= 0 {
+		task = strings.TrimSpace(task[i+len(taskPrefix):])
 	}
 	prompt, err := GoalPrompt(e.g, task, plannerErr)
 	if err != nil {

@@ -1,26 +1,17 @@
 package kgplan
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"testing"
 
-	"github.com/samem/trainer/internal/jsonschema"
+	"github.com/samem/trainer/internal/golden"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
 func TestSchemasGolden(t *testing.T) {
 	for _, s := range []*llm.Schema{UpdateSchema, GoalSchema, EntitiesSchema} {
-		if err := jsonschema.Strict(s.JSON); err != nil {
-			t.Errorf("schema %s: %v", s.Name, err)
-		}
-		var b bytes.Buffer
-		if err := json.Indent(&b, s.JSON, "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, "schema-"+s.Name+".json", b.String()+"\n")
+		golden.Schema(t, s)
 	}
 }
 

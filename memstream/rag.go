@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/ariadne"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
@@ -26,7 +26,7 @@ const (
 // replaced by one of the following alternatives").
 type RAGMemory struct {
 	Goal        string
-	History     []arigraph.Step
+	History     []Step
 	Observation string
 	Episodes    []string // the retrieved memories, best first
 	K           int      // the retrieval budget named in the prompt
@@ -59,8 +59,8 @@ func RenderPlan(wm RAGMemory) (string, error) { return render("rag_plan.tmpl", w
 func RenderDecide(wm RAGMemory) (string, error) { return render("rag_decide.tmpl", wm.data()) }
 
 // Decider is Ariadne's planning and decision modules with the stream as
-// memory. Replies are read by arigraph's parsers, as the reply forms are the
-// same.
+// memory. Replies are read by package ariadne, as AriGraph's are: the reply
+// forms are the same.
 type Decider struct {
 	Chat        llm.Chatter
 	Temperature float64
@@ -77,7 +77,7 @@ func (d *Decider) Plan(ctx context.Context, wm RAGMemory) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return arigraph.PlanOrKeep(ctx, d.Chat, d.request(PurposePlan, p, arigraph.PlanSchema), wm.Plan)
+	return ariadne.PlanOrKeep(ctx, d.Chat, d.request(PurposePlan, p, ariadne.PlanSchema), wm.Plan)
 }
 
 // Decide returns a reason and one action; an unreadable reply gives an
@@ -87,5 +87,5 @@ func (d *Decider) Decide(ctx context.Context, wm RAGMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	return arigraph.DecideOrNot(ctx, d.Chat, d.request(PurposeDecide, p, replyfmt.WithChoices(arigraph.DecideSchema, "action_to_take", wm.Actions)))
+	return ariadne.DecideOrNot(ctx, d.Chat, d.request(PurposeDecide, p, replyfmt.WithChoices(ariadne.DecideSchema, "action_to_take", wm.Actions)))
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/ariadne"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
@@ -20,8 +20,9 @@ import (
 var promptFS embed.FS
 
 // The JSON schemas of the memory stream's structured answers, beside its
-// prompts (its planner and decision module use arigraph's PlanSchema and
-// DecideSchema: their replies have the same form).
+// prompts (its planner and decision module use package ariadne's
+// PlanSchema and DecideSchema, as AriGraph's do: their replies have the
+// same form).
 var (
 	ImportanceSchema = replyfmt.LoadSchema(promptFS, "prompts/importance.schema.json", "memstream_importance")
 	QuestionsSchema  = replyfmt.LoadSchema(promptFS, "prompts/questions.schema.json", "memstream_questions")
@@ -233,7 +234,7 @@ func (l *LLM) Importance(ctx context.Context, goal, memory string) (float64, err
 		return 0, err
 	}
 	v := 5.0
-	_, err = arigraph.Ask(ctx, l.Chat, l.request(PurposeImportance, p, ImportanceSchema), llm.FellBack, func(a replyfmt.Answer) (bool, error) {
+	_, err = ariadne.Ask(ctx, l.Chat, l.request(PurposeImportance, p, ImportanceSchema), llm.FellBack, func(a replyfmt.Answer) (bool, error) {
 		r, repaired, ok := ParseRatingAnswer(a)
 		if !ok {
 			return repaired, errNothing
@@ -255,9 +256,9 @@ func (l *LLM) Questions(ctx context.Context, memories []string) ([]string, error
 		return nil, err
 	}
 	var qs []string
-	_, err = arigraph.Ask(ctx, l.Chat, l.request(PurposeQuestions, p, QuestionsSchema), llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+	_, err = ariadne.Ask(ctx, l.Chat, l.request(PurposeQuestions, p, QuestionsSchema), llm.Skipped, func(a replyfmt.Answer) (bool, error) {
 		var repaired bool
-		if qs, repaired = ParseQuestionsAnswer(a, DefaultQuestions); len(qs) == 0 {
+		if qs, repaired = ParseQuestionsAnswer(a, defaultQuestions); len(qs) == 0 {
 			return repaired, errNothing
 		}
 		return repaired, nil
@@ -276,7 +277,7 @@ func (l *LLM) Insights(ctx context.Context, goal string, memories []string) ([]I
 		return nil, err
 	}
 	var ins []Insight
-	_, err = arigraph.Ask(ctx, l.Chat, l.request(PurposeInsights, p, InsightsSchema), llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+	_, err = ariadne.Ask(ctx, l.Chat, l.request(PurposeInsights, p, InsightsSchema), llm.Skipped, func(a replyfmt.Answer) (bool, error) {
 		var repaired bool
 		if ins, repaired = ParseInsightsAnswer(a, len(memories)); len(ins) == 0 {
 			return repaired, errNothing

@@ -74,7 +74,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	guide := ""
 	if !explore {
 		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
-	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < RetryZeroShare {
+	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < retryZeroShare {
 		guide = e.m.retryZero(e.state)
 	}
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})
@@ -130,16 +130,20 @@ func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	st := &m.stats
+	if mode == agent.Eval {
+		st = &m.evalStats
+	}
 	count := func(guided bool) {
 		if guided {
-			m.stats.Guided++
+			st.Guided++
 		} else {
-			m.stats.Free++
+			st.Free++
 		}
 	}
 	if !matched {
 		if mode == agent.Eval {
-			m.stats.Unmatched++
+			st.Unmatched++
 		}
 		count(false)
 		return ""

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,6 +58,10 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	}
 	return nil
 }
+
+// ErrFormat is returned (wrapped) by Load when the step clock file
+// (samem.json) is not the JSON Save writes.
+var ErrFormat = errors.New("samem: bad checkpoint")
 
 // progressFile keeps the method's step clock (the Q-table's
 // last_update_step continues from it after a resume) and its counters.
@@ -144,7 +149,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 		return fmt.Errorf("load samem: %w", err)
 	}
 	if err := json.Unmarshal(b, &pr); err != nil {
-		return fmt.Errorf("load samem %s: %w", path, err)
+		return fmt.Errorf("load samem %s: %w: %w", path, ErrFormat, err)
 	}
 	entries := make([]qlearn.Entry, len(st.QTable))
 	for i, r := range st.QTable {

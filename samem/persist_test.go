@@ -12,15 +12,15 @@ import (
 
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster/synth"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/offline"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 func newWithLog(t testing.TB, log *bytes.Buffer) *Method {
 	t.Helper()
-	m, err := New(Config{}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{},
+	m, err := New(Config{}, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{},
 		Embedder: offline.New(1024), Log: log})
 	if err != nil {
 		t.Fatal(err)

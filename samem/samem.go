@@ -86,16 +86,16 @@ type Config struct {
 	// docs/results/2026-11-24-samem-sweep.md has the measurement.
 	TieMargin float64 `json:"tie_margin,omitempty"`
 	// TaskProgress is read by the app for the offline summariser
-	// (summarize.Offline.TaskProgress): the task's progress is part of the
+	// (summarize/offline.Summarizer.TaskProgress): the task's progress is part of the
 	// household state. SAMem itself does not use it.
 	TaskProgress bool `json:"task_progress,omitempty"`
 }
 
-// RetryZeroShare is the share of exploring steps that retry a zero-valued
+// retryZeroShare is the share of exploring steps that retry a zero-valued
 // thought of the state (when it has one) instead of exploring freely. One
 // half keeps free exploration, which finds thoughts never proposed in the
 // state, as frequent as the retries.
-const RetryZeroShare = 0.5
+const retryZeroShare = 0.5
 
 func (c Config) withDefaults() Config {
 	if c.Threshold == 0 {
@@ -154,9 +154,9 @@ const (
 	ScheduleEpisode Schedule = "episode"
 )
 
-// DefaultStepLimit is the step limit assumed for a task that gives none,
+// defaultStepLimit is the step limit assumed for a task that gives none,
 // as the runner does (runner.DefaultMaxSteps).
-const DefaultStepLimit = 50
+const defaultStepLimit = 50
 
 // ErrConfig is returned by New for an unusable configuration.
 var ErrConfig = errors.New("invalid samem configuration")
@@ -204,7 +204,11 @@ type Method struct {
 	forgetter *forget.Forgetter
 	step      int64             // training transitions applied (the Q-table's step clock)
 	pruned    map[[2]int64]bool // (state, thought) pairs forgetting rejected; never retried
-	stats     Stats
+	stats     Stats             // of training, saved with the memory
+	// evalStats counts evaluation steps apart from stats, so that
+	// evaluating leaves the saved memory as it was (agenttest's
+	// eval-frozen clause); it is never saved.
+	evalStats Stats
 	vecs      vecCache
 	loadNotes []string // of the last Load (LoadNotes)
 }
@@ -217,7 +221,7 @@ type Stats struct {
 	// CleanedStates and CleanedThoughts are the clusters removed by the
 	// optional clean-up (Config.ForgetDropZero), beyond the paper's step.
 	CleanedStates, CleanedThoughts int
-	Guided, Free                   int // steps with and without guidance from memory
+	Guided, Free                   int // training steps with and without guidance from memory
 	Unmatched                      int // evaluation steps whose state matched no cluster
 }
 
@@ -267,7 +271,9 @@ func (m *Method) Config() Config { return m.cfg }
 func (m *Method) Stats() Stats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.stats
+	st := m.stats
+	st.Unmatched = m.evalStats.Unmatched
+	return st
 }
 
 // Counters implements agent.Counter: the forgetting step's checks and
@@ -306,7 +312,7 @@ func (m *Method) Epsilon(s agent.Start) float64 {
 	}
 	limit := s.Task.MaxSteps
 	if limit <= 0 {
-		limit = DefaultStepLimit
+		limit = defaultStepLimit
 	}
 	m.mu.Lock()
 	t := m.step

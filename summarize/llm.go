@@ -6,11 +6,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -176,7 +176,7 @@ func ParseReplyRepaired(reply string) (string, bool, error) {
 			s, repaired = t, true
 		}
 	}
-	s = clip(strings.TrimSpace(s), MaxStateLen)
+	s = Clip(strings.TrimSpace(s), MaxStateLen)
 	if s == "" {
 		return "", repaired, fmt.Errorf("summarize: reply %q: %w", truncate(reply, 80), ErrEmptySummary)
 	}

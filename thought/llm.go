@@ -6,13 +6,14 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"math/rand/v2"
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/fold"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -131,11 +132,11 @@ type Asker struct {
 	Schema *llm.Schema
 }
 
-// Ask sends msgs, parses the reply and matches its action (MatchAdmissible);
-// on a miss it tells the model and asks again, up to MaxAttempts replies
-// with an action. When every one misses, the last proposed action is
-// returned unmatched and the environment answers it in its own words
-// ("Nothing happens."). A reply it cannot use (cut off, empty once its
+// Ask sends msgs, parses the reply and matches its action
+// (actions.MatchAdmissible); on a miss it tells the model and asks again, up
+// to MaxAttempts replies with an action. When every one misses, the last
+// proposed action is returned unmatched and the environment answers it in
+// its own words ("Nothing happens."). A reply it cannot use (cut off, empty once its
 // reasoning is out, or with neither thought nor action) is asked again
 // apart from that budget, up to internal/reply's DefaultAttempts calls;
 // after those the decision has no thought and no action (the environment
@@ -179,7 +180,7 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 			return last, nil
 		}
 		last = Decision{Thought: th, Action: act, Attempts: calls}
-		match, _, ok, err := MatchAdmissible(ctx, a.Embedder, act, admissible)
+		match, _, ok, err := actions.MatchAdmissible(ctx, a.Embedder, act, admissible)
 		if err != nil {
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/samem"
 )
 
@@ -120,7 +120,7 @@ func StepOverhead(ctx context.Context, cfg StepConfig) (StepResult, error) {
 	sf, tf := &feed{texts: stateTexts}, &feed{texts: thoughtTexts}
 
 	m, err := samem.New(samem.Config{NoForgetting: true}, samem.Deps{
-		Summarizer: stubSummarizer{sf}, Thinker: stubThinker{tf}, Checker: forget.Offline{}, Embedder: emb, Log: io.Discard})
+		Summarizer: stubSummarizer{sf}, Thinker: stubThinker{tf}, Checker: forgetoff.Checker{}, Embedder: emb, Log: io.Discard})
 	if err != nil {
 		return res, err
 	}

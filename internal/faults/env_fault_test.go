@@ -10,13 +10,13 @@ import (
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/jsonl"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/internal/faults"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // episodes records every finished episode of a run.
@@ -35,7 +35,7 @@ func (e *episodes) Done(ep runner.Episode) {
 
 func newSAMem(t testing.TB) *samem.Method {
 	t.Helper()
-	m, err := samem.New(samem.Config{}, samem.Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)})
+	m, err := samem.New(samem.Config{}, samem.Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/samem/trainer/ariadne"
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/clin"
@@ -37,7 +38,7 @@ var parsers = map[string]func(string) (string, error){
 		return fmt.Sprint(v), okErr(ok)
 	},
 	"arigraph.decide": func(s string) (string, error) {
-		_, a, ok := arigraph.ParseDecision(s)
+		_, a, ok := ariadne.ParseDecision(s)
 		return a, okErr(ok)
 	},
 	"memstream.insights": func(s string) (string, error) {
