@@ -193,3 +193,20 @@ type LoadReporter interface {
 type EvalTrialer interface {
 	EvalTrials() int
 }
+
+// Table is one part of a method's memory laid out for people: SAMem's
+// states, ExpeL's insights with their votes, AriGraph's triplets. Numbers
+// are written as Go formats them (strconv), so a viewer can sort them.
+type Table struct {
+	// Name says what the rows are ("states", "thoughts", "insights").
+	Name    string     `json:"name"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// Shower is a method whose memory can be shown: cmd/inspect prints its
+// tables and the run viewer's memory browser lists them. MemoryTables reads
+// the memory under the method's own lock and returns copies.
+type Shower interface {
+	MemoryTables() []Table
+}
