@@ -36,10 +36,13 @@ type Usage struct {
 
 // Response is one chat completion.
 type Response struct {
-	Text   string `json:"text"`
-	Model  string `json:"model"`
-	Usage  Usage  `json:"usage"`
-	Cached bool   `json:"cached"` // served from the response cache, no request made
+	Text  string `json:"text"`
+	Model string `json:"model"`
+	// Fingerprint is the reply's system_fingerprint (the server's
+	// configuration), empty where the server sends none.
+	Fingerprint string `json:"system_fingerprint,omitempty"`
+	Usage       Usage  `json:"usage"`
+	Cached      bool   `json:"cached"` // served from the response cache, no request made
 }
 
 // Chatter answers chat requests. Implementations are safe for concurrent use.

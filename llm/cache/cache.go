@@ -299,9 +299,10 @@ func (c *Cache) Chatter(next llm.Chatter, model string) *Chatter {
 }
 
 type storedChat struct {
-	Text  string    `json:"text"`
-	Model string    `json:"model"`
-	Usage llm.Usage `json:"usage"`
+	Text        string    `json:"text"`
+	Model       string    `json:"model"`
+	Fingerprint string    `json:"system_fingerprint,omitempty"`
+	Usage       llm.Usage `json:"usage"`
 }
 
 // Chat answers req from the cache (Response.Cached set, a hit counted in
@@ -324,8 +325,11 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, fmt.Errorf("cache lookup: %w", err)
 	}
 	if found {
-		llm.MetersFor(ctx, ch.c.opts.Meter).Hit(req.Purpose, ch.model, stored.Usage)
-		return llm.Response{Text: stored.Text, Model: stored.Model, Usage: stored.Usage, Cached: true}, nil
+		ms := llm.MetersFor(ctx, ch.c.opts.Meter)
+		ms.Hit(req.Purpose, ch.model, stored.Usage)
+		ms.NoteServed(ch.model, stored.Model, stored.Fingerprint)
+		llm.CountTokens(ctx, stored.Usage)
+		return llm.Response{Text: stored.Text, Model: stored.Model, Fingerprint: stored.Fingerprint, Usage: stored.Usage, Cached: true}, nil
 	}
 	if ch.next == nil {
 		return llm.Response{}, fmt.Errorf("chat %s (%s): %w", ch.model, req.Purpose, ErrMiss)
@@ -334,7 +338,7 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	if err != nil {
 		return resp, err
 	}
-	v, _ := json.Marshal(storedChat{Text: resp.Text, Model: resp.Model, Usage: resp.Usage})
+	v, _ := json.Marshal(storedChat{Text: resp.Text, Model: resp.Model, Fingerprint: resp.Fingerprint, Usage: resp.Usage})
 	if err := ch.c.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketChat).Put(key, v) }); err != nil {
 		return resp, fmt.Errorf("cache store: %w", err)
 	}

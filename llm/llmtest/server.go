@@ -26,6 +26,7 @@ package llmtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -163,6 +164,9 @@ type Reply struct {
 	Usage *llm.Usage
 	// Model overrides the model name in the reply; "" echoes the request's.
 	Model string
+	// Fingerprint overrides the reply's system_fingerprint; "" sends
+	// "fp_llmtest".
+	Fingerprint string
 	// Fault injects a failure.
 	Fault Fault
 }
@@ -447,7 +451,7 @@ func chatBody(c Call, rep Reply) []byte {
 			"completion_tokens": u.CompletionTokens,
 			"total_tokens":      u.PromptTokens + u.CompletionTokens,
 		},
-		"system_fingerprint": "fp_llmtest",
+		"system_fingerprint": cmp.Or(rep.Fingerprint, "fp_llmtest"),
 	})
 	return b
 }
