@@ -110,6 +110,17 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		if werr := acct.finish(io.Err, path); werr != nil && err == nil {
 			err = werr
 		}
+		if save {
+			// What made the memories: the code, the environment, the models
+			// as the servers named them, the prompts, the settings.
+			warns, werr := recordTraining(cfg.Run, NewProvenance(ctx, "train", cfg, suite, backend.Embedder, acct.Run.Served))
+			for _, w := range warns {
+				fmt.Fprintf(io.Err, "warning: this training of %s differs from an earlier one: %s\n", cfg.Run, w)
+			}
+			if werr != nil && err == nil {
+				err = werr
+			}
+		}
 	}()
 	wroteConfig := false
 	for _, name := range cfg.Methods {
@@ -137,6 +148,11 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 			},
 			Stop:     io.Stop,
 			Progress: prog,
+			Iterated: func(h []runner.IterationStats) {
+				if err := appendMetrics(cfg.Run, name, cfg.Seed, h); err != nil {
+					fmt.Fprintf(io.Err, "warning: %v\n", err)
+				}
+			},
 			Resumed: func(dir string) {
 				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
 				if lr, ok := m.(agent.LoadReporter); ok {

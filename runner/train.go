@@ -59,9 +59,10 @@ type TrainConfig struct {
 	// Resumed, when not nil, is called with the checkpoint directory once
 	// training has resumed from it, before any episode runs.
 	Resumed func(dir string)
-	// Iterated, when not nil, is called with each completed iteration once
-	// its checkpoint is committed (curves written while training runs).
-	Iterated func(IterationStats)
+	// Iterated, when not nil, is called once each iteration's checkpoint is
+	// committed, with the history so far (the iteration last), for curves
+	// written while training runs.
+	Iterated func(history []IterationStats)
 }
 
 // IterationStats is one iteration of training, for learning curves
@@ -304,7 +305,7 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		}
 		res.Checkpoint = dir
 		if !interrupted && cfg.Iterated != nil {
-			cfg.Iterated(st.History[len(st.History)-1])
+			cfg.Iterated(st.History)
 		}
 		if fatal != nil {
 			res.History = st.History
