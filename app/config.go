@@ -60,7 +60,14 @@ type Config struct {
 	// stderr is not a terminal (-progress-every; 0: 30 s); not saved.
 	ProgressEvery time.Duration `json:"-"`
 	Seed          int64         `json:"seed"`
-	Workers       int           `json:"workers"`
+	// Seeds, when set, repeats the run once per run seed, each in its own
+	// sub-run <run>/seeds/<seed>/ (SeedRun); eval then also combines them
+	// with intervals over the seeds.
+	Seeds []int64 `json:"seeds,omitempty"`
+	// Shard is the part of the work this process does (-shard i/n); not
+	// saved: every part records the same configuration.
+	Shard   Shard `json:"-"`
+	Workers int   `json:"workers"`
 	Iterations    int           `json:"iterations"`
 	PerType       int           `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in

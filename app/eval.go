@@ -54,6 +54,17 @@ type EvalResult struct {
 	// G+A): the rates above are then each task's result over its trials
 	// (runner.Final), and Adapt holds the first trial's.
 	Adapt *AdaptResult `json:"adapt,omitempty"`
+	// Seeds are the run seeds the result is over: one, or with -seeds the
+	// seeds combined (the rates are then the means of the seeds' rates).
+	Seeds []int64 `json:"seeds"`
+	// CI holds the rates' 95 % intervals (over the seeds, or over the tasks
+	// with one seed) and Paired the comparisons with the no-memory
+	// baseline and SAMem on the same tasks and seeds (stats.PairedMethod).
+	CI     Intervals      `json:"intervals"`
+	Paired []PairedResult `json:"paired,omitempty"`
+	// MemoryUse is how the memory was used (guided steps, invalid actions,
+	// progress, tokens building and using memory).
+	MemoryUse MemoryUse `json:"memory_use"`
 	Table1
 	EvalRecord
 }
@@ -76,6 +87,10 @@ type AdaptResult struct {
 
 // EpisodeRow is one evaluated episode in results.parquet.
 type EpisodeRow struct {
+	// Seed is the run seed; TaskIndex the task's position in the split's
+	// evaluated list.
+	Seed        int64   `parquet:"seed"`
+	TaskIndex   int64   `parquet:"task_index"`
 	Method      string  `parquet:"method,dict"`
 	Split       string  `parquet:"split,dict"`
 	TaskID      string  `parquet:"task_id"`
@@ -95,6 +110,14 @@ type EpisodeRow struct {
 	// the summary (runner.Final): every row of a one-trial method.
 	Trial int64 `parquet:"trial"`
 	Final bool  `parquet:"final"`
+	// The episode's use (runner.Use): tokens, guided steps, actions judged
+	// and judged invalid, progress (nil where the environment gives none).
+	Tokens         int64    `parquet:"tokens"`
+	GuidedSteps    int64    `parquet:"guided_steps"`
+	CheckedSteps   int64    `parquet:"checked_steps"`
+	InvalidActions int64    `parquet:"invalid_actions"`
+	Progress       *float64 `parquet:"progress,optional"`
+	ProgressFrom   string   `parquet:"progress_from,dict"`
 	RowRecord
 }
 
@@ -231,13 +254,17 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		if tr, ok := m.(agent.EvalTrialer); ok {
 			trials = max(1, tr.EvalTrials())
 		}
-		res := evalSummary(name, cfg.Split, eps, trials, paper, acct.Methods[name])
+		history, herr := TrainingHistory(cfg.Run, name)
+		if herr != nil {
+			fmt.Fprintf(io.Err, "warning: %v (the training tokens of %s are left out)\n", herr, name)
+		}
+		res := evalSummary(cfg.Seed, name, cfg.Split, eps, trials, paper, acct.Methods[name], history)
 		res.Checkpoint = ckpt
 		if sz, ok := m.(agent.Sizer); ok {
 			res.Memory = sz.Size()
 		}
 		results = append(results, res)
-		rows = append(rows, episodeRows(name, cfg.Split, eps, paper)...)
+		rows = append(rows, episodeRows(cfg.Seed, name, cfg.Split, eps, paper)...)
 		fin := finalTrials(eps)
 		for _, e := range eps {
 			trajs = append(trajs, e)
@@ -250,6 +277,17 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		}
 	}
 	recordSettings(cfg, overrides, results, rows)
+	// The intervals and the paired comparisons are over every method of
+	// the directory, the earlier ones kept included.
+	allResults := append(slices.Clip(kept.results), results...)
+	allRows := append(slices.Clip(kept.rows), rows...)
+	addStatistics(allResults, allRows, scoredEnv(cfg))
+	results = allResults[len(kept.results):]
+	prov := NewProvenance(ctx, "eval", cfg, suite, backend.Embedder, backend.Meter.Report().Served)
+	prov.Warnings = evalWarnings(cfg.Run, prov)
+	for _, w := range prov.Warnings {
+		fmt.Fprintf(io.Err, "warning: %s\n", w)
+	}
 	errored, firstErr := 0, ""
 	for i, e := range trajs {
 		if e.Outcome.Err != "" {
@@ -279,13 +317,19 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	}
 	defer os.RemoveAll(tmp)
 	write := func() error {
-		if err := checkpoints.WriteFile(ctx, filepath.Join(tmp, ResultsFile), append(kept.rows, rows...), checkpoints.WriteOptions{}); err != nil {
+		if err := checkpoints.WriteFile(ctx, filepath.Join(tmp, ResultsFile), allRows, checkpoints.WriteOptions{}); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
-		if err := writeJSON(filepath.Join(tmp, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
+		if err := writeTidy(ctx, tmp, allRows); err != nil {
 			return err
 		}
-		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), methods, superseded, trajs); err != nil {
+		if err := writeJSON(filepath.Join(tmp, SummaryFile), allResults); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(tmp, ProvenanceFile), prov); err != nil {
+			return err
+		}
+		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), cfg.Seed, methods, superseded, trajs); err != nil {
 			return err
 		}
 		if err := appendLines(filepath.Join(tmp, TrajectoriesFile), kept.traj); err != nil {
@@ -374,7 +418,7 @@ func loadLatest(ctx context.Context, cfg Config, name string, m agent.Method, b 
 // evalSummary summarises a method's evaluation. With trials > 1 (G+A) eps
 // holds every trial; the rates are over each task's result (runner.Final)
 // and Adapt holds the first trials'.
-func evalSummary(name, split string, eps []runner.Episode, trials int, paper map[string]int, usage llm.Report) EvalResult {
+func evalSummary(seed int64, name, split string, eps []runner.Episode, trials int, paper map[string]int, usage llm.Report, history []runner.IterationStats) EvalResult {
 	all := eps
 	if trials > 1 {
 		eps = runner.Final(all)
@@ -390,7 +434,9 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 		CostUSD: usage.Total.CostUSD,
 		ByType:  map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
+		Seeds:  []int64{seed},
 	}
+	res.MemoryUse = memoryUse(eps, usage, res.Tokens, s.Successes, history)
 	for role, st := range usage.ByPurpose {
 		if st.Replies == 0 {
 			continue
@@ -444,7 +490,7 @@ func finalTrials(eps []runner.Episode) func(runner.Episode) bool {
 	return func(e runner.Episode) bool { return final[trialKey{e.Task.ID, e.Trial}] }
 }
 
-func episodeRows(name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
+func episodeRows(seed int64, name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
 	rows := make([]EpisodeRow, len(eps))
 	final := finalTrials(eps)
 	for i, e := range eps {
@@ -458,6 +504,9 @@ func episodeRows(name, split string, eps []runner.Episode, paper map[string]int)
 			Won: o.Won && o.Err == "", Lost: o.Lost, Truncated: o.Truncated, Score: o.Score, MaxScore: o.MaxScore,
 			Steps: int64(o.Steps), OracleSteps: int64(e.Task.OracleSteps), SPL: spl, Error: o.Err,
 			Trial: int64(e.Trial), Final: final(e),
+			Seed: seed, TaskIndex: int64(e.Index),
+			Tokens: e.Use.Tokens, GuidedSteps: int64(e.Use.GuidedSteps), CheckedSteps: int64(e.Use.CheckedSteps),
+			InvalidActions: int64(e.Use.InvalidActions), Progress: e.Use.Progress, ProgressFrom: e.Use.ProgressFrom,
 			RowRecord: RowRecord{MaxSteps: int64(e.Task.MaxSteps)},
 		}
 	}
@@ -479,10 +528,18 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
+// trajectory is one line of trajectories.jsonl.
+type trajectory struct {
+	Method     string `json:"method"`
+	Seed       int64  `json:"seed"`
+	Superseded bool   `json:"superseded,omitempty"`
+	runner.Episode
+}
+
 // writeTrajectories writes one JSON line per episode: method, task and
 // every step (thought, action, observation, reward); a trial that is not
 // its task's result (G+A's earlier trials) is marked superseded.
-func writeTrajectories(path string, methods []string, superseded []bool, eps []runner.Episode) error {
+func writeTrajectories(path string, seed int64, methods []string, superseded []bool, eps []runner.Episode) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -499,11 +556,7 @@ func writeTrajectories(path string, methods []string, superseded []bool, eps []r
 			trs[j] = tr
 		}
 		e.Transitions = trs
-		if err := enc.Encode(struct {
-			Method     string `json:"method"`
-			Superseded bool   `json:"superseded,omitempty"`
-			runner.Episode
-		}{methods[i], superseded[i], e}); err != nil {
+		if err := enc.Encode(trajectory{methods[i], seed, superseded[i], e}); err != nil {
 			f.Close()
 			return fmt.Errorf("write %s: %w", path, err)
 		}

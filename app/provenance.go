@@ -457,3 +457,22 @@ func recordTraining(run string, p Provenance) ([]string, error) {
 	}
 	return p.Warnings, writeJSON(path, p)
 }
+
+// evalWarnings compares an evaluation's record with the training record of
+// its run directory (when there is one): the code, Go, the modules, the
+// environment, the models and the prompts; the settings are not compared
+// (an evaluation's own settings name its directory, EvalOverrides).
+func evalWarnings(run string, p Provenance) []string {
+	train, err := ReadProvenance(filepath.Join(run, ProvenanceFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("the run's training record cannot be read: %v", err)}
+	}
+	var out []string
+	for _, d := range train.Differences(p, compareOpts{}) {
+		out = append(out, "this evaluation differs from the run's training in "+d+" (training → evaluation)")
+	}
+	return out
+}

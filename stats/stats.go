@@ -28,8 +28,8 @@ const (
 )
 
 // Interval is a mean with its 95 % interval. Low and High are NaN when the
-// interval is undefined (Student's t with fewer than two values); in JSON
-// they are then null.
+// interval is undefined (Student's t with fewer than two values), the
+// mean too without any value; in JSON a NaN is null.
 type Interval struct {
 	Mean float64 `json:"mean"`
 	Low  float64 `json:"low"`
@@ -50,7 +50,7 @@ func (iv Interval) Defined() bool { return !math.IsNaN(iv.Low) && !math.IsNaN(iv
 func (iv Interval) HalfWidth() float64 { return math.Max(iv.Mean-iv.Low, iv.High-iv.Mean) }
 
 type intervalJSON struct {
-	Mean   float64  `json:"mean"`
+	Mean   *float64 `json:"mean"`
 	Low    *float64 `json:"low"`
 	High   *float64 `json:"high"`
 	N      int      `json:"n"`
@@ -60,14 +60,7 @@ type intervalJSON struct {
 
 // MarshalJSON writes an undefined bound as null.
 func (iv Interval) MarshalJSON() ([]byte, error) {
-	j := intervalJSON{Mean: iv.Mean, N: iv.N, Over: iv.Over, Method: iv.Method}
-	if !math.IsNaN(iv.Low) {
-		j.Low = &iv.Low
-	}
-	if !math.IsNaN(iv.High) {
-		j.High = &iv.High
-	}
-	return json.Marshal(j)
+	return json.Marshal(intervalJSON{Mean: num(iv.Mean), Low: num(iv.Low), High: num(iv.High), N: iv.N, Over: iv.Over, Method: iv.Method})
 }
 
 // UnmarshalJSON reads a null bound as NaN.
@@ -76,13 +69,7 @@ func (iv *Interval) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*iv = Interval{Mean: j.Mean, Low: math.NaN(), High: math.NaN(), N: j.N, Over: j.Over, Method: j.Method}
-	if j.Low != nil {
-		iv.Low = *j.Low
-	}
-	if j.High != nil {
-		iv.High = *j.High
-	}
+	*iv = Interval{Mean: val(j.Mean), Low: val(j.Low), High: val(j.High), N: j.N, Over: j.Over, Method: j.Method}
 	return nil
 }
 
