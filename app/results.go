@@ -35,8 +35,8 @@ const (
 // else over the tasks (Wilson's interval for the success rate, Student's t
 // for the mean score). Interval.Over says which.
 type Intervals struct {
-	Success stats.Interval            `json:"success"`
-	Score   stats.Interval            `json:"score"`
+	Success stats.Interval           `json:"success"`
+	Score   stats.Interval           `json:"score"`
 	ByType  map[string]TypeIntervals `json:"by_type,omitempty"`
 }
 
