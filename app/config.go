@@ -66,10 +66,13 @@ type Config struct {
 	Seeds []int64 `json:"seeds,omitempty"`
 	// Shard is the part of the work this process does (-shard i/n); not
 	// saved: every part records the same configuration.
-	Shard      Shard `json:"-"`
-	Workers    int   `json:"workers"`
-	Iterations int   `json:"iterations"`
-	PerType    int   `json:"per_type"`
+	Shard Shard `json:"-"`
+	// metricsAlso is a second run directory whose metrics.jsonl gets the
+	// training's lines (the parent of a seed's sub-run).
+	metricsAlso string
+	Workers     int `json:"workers"`
+	Iterations  int `json:"iterations"`
+	PerType     int `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in
 	// a config.json means TaskOrderSuite: it was written before the choice).
 	TaskOrder TaskOrder `json:"task_order,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
@@ -163,28 +165,92 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return nil, err
 	}
 	cfg = cfg.Resolved()
+	switch {
+	case cfg.Shard.Active():
+		return nil, evalShard(ctx, cfg, io)
+	case len(cfg.Seeds) > 0:
+		return evalSeeds(ctx, cfg, io)
+	}
+	return evalOne(ctx, cfg, io)
+}
+
+// evalSetup is what an evaluation of one run seed plays on.
+type evalSetup struct {
+	suite envbridge.Suite
+	tasks []envbridge.Task
+	paper map[string]int
+}
+
+// setUpEval opens the suite of cfg and selects the split's tasks.
+func setUpEval(ctx context.Context, cfg *Config, log io.Writer) (evalSetup, error) {
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
-		return nil, fmt.Errorf("environment: %w", err)
+		return evalSetup{}, fmt.Errorf("environment: %w", err)
 	}
-	if err := fitMethods(&cfg, suite, io.Err); err != nil {
-		return nil, err
+	if err := fitMethods(cfg, suite, log); err != nil {
+		return evalSetup{}, err
 	}
 	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
-		return nil, fmt.Errorf("environment: %w", err)
+		return evalSetup{}, fmt.Errorf("environment: %w", err)
 	}
 	tasks, err := suite.Tasks(cfg.Split)
 	if err != nil {
-		return nil, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))
+		return evalSetup{}, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))
 	}
 	if len(tasks) == 0 {
-		return nil, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
+		return evalSetup{}, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
 	}
 	tasks = runner.PerType(tasks, cfg.EvalPerType)
 	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
 		tasks = tasks[:cfg.Tasks]
 	}
-	paper := paperOracle(cfg.Env)
+	return evalSetup{suite: suite, tasks: tasks, paper: paperOracle(cfg.Env)}, nil
+}
+
+// methodRun is one method's evaluation on one run seed: every episode in
+// (task, trial) order, as one process played them or as the parts of a
+// sharded evaluation merged.
+type methodRun struct {
+	Name       string
+	Episodes   []runner.Episode
+	Usage      llm.Report
+	Checkpoint string
+	Memory     map[string]int
+	Trials     int
+}
+
+// loadMethod builds a method of cfg on backend and loads its latest
+// checkpoint, printing what the load and the checkpoint warn of.
+func loadMethod(ctx context.Context, cfg Config, name string, backend *Backend, meter *llm.Meter, log io.Writer) (agent.Method, string, error) {
+	m, err := NewMethod(name, cfg, backend.ForMethod(meter))
+	if err != nil {
+		return nil, "", fmt.Errorf("method %s: %w", name, err)
+	}
+	ckpt, err := loadLatest(ctx, cfg, name, m, backend)
+	if err != nil {
+		return nil, "", err
+	}
+	if lr, ok := m.(agent.LoadReporter); ok {
+		for _, n := range lr.LoadNotes() {
+			fmt.Fprintf(log, "warning: %s\n", n)
+		}
+	}
+	if ckpt != "" {
+		// Issue 19 point 8: a memory saved in the middle of an
+		// iteration is not the trained one; say so.
+		if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
+			fmt.Fprintf(log, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
+		}
+	}
+	return m, ckpt, nil
+}
+
+// evalOne evaluates the methods of cfg on one run seed (cfg.Run, cfg.Seed).
+func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult, err error) {
+	set, err := setUpEval(ctx, &cfg, io.Err)
+	if err != nil {
+		return nil, err
+	}
 	backend, err := NewBackend(ctx, cfg, io.Err)
 	if err != nil {
 		return nil, err
@@ -201,11 +267,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	if movedTo != "" {
 		fmt.Fprintf(io.Err, "the earlier evaluation in %s could not be extended; moved to %s\n", outDir, movedTo)
 	}
-	evalDir := filepath.Dir(outDir)
-	if err := os.MkdirAll(evalDir, 0o755); err != nil {
-		return nil, fmt.Errorf("eval directory: %w", err)
-	}
-	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s\n", cfg.Methods, suite.Name(), cfg.Split, len(tasks), cfg.Workers, cfg.LLM.Describe())
+	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s\n", cfg.Methods, set.suite.Name(), cfg.Split, len(set.tasks), cfg.Workers, cfg.LLM.Describe())
 
 	// The usage account is printed at the end whatever happens, and saved
 	// with the results (complete or partial).
@@ -214,66 +276,68 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		acct.Run = backend.Meter.Report()
 		fmt.Fprint(io.Err, acct.String())
 	}()
+	var runs []methodRun
+	var runErr error
+	for _, name := range cfg.Methods {
+		meter := llm.NewMeter(mustPrices(cfg))
+		m, ckpt, err := loadMethod(ctx, cfg, name, backend, meter, io.Err)
+		if err != nil {
+			return results, err
+		}
+		prog := NewProgress(io.Err, io.TTY)
+		prog.Meter = meter
+		prog.Every = cfg.ProgressEvery
+		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: set.suite, Tasks: set.tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
+		acct.Methods[name] = meter.Report()
+		run := methodRun{Name: name, Episodes: eps, Usage: acct.Methods[name], Checkpoint: ckpt, Trials: 1}
+		if tr, ok := m.(agent.EvalTrialer); ok {
+			run.Trials = max(1, tr.EvalTrials())
+		}
+		if sz, ok := m.(agent.Sizer); ok {
+			run.Memory = sz.Size()
+		}
+		runs = append(runs, run)
+		if err != nil {
+			runErr = fmt.Errorf("eval %s: %w", name, err)
+			break
+		}
+	}
+	acct.Run = backend.Meter.Report()
+	prov := NewProvenance(ctx, "eval", cfg, set.suite, backend.Embedder, acct.Run.Served)
+	return writeEvaluation(ctx, cfg, set.paper, outDir, overrides, kept, runs, acct, prov, runErr, io.Err)
+}
+
+// writeEvaluation writes the evaluation of runs (one run seed) into
+// outDir, beside what it keeps of earlier methods: the results, the tidy
+// table, the summary with its intervals and comparisons, the trajectories,
+// the usage account and the provenance record; then the report. With more
+// errored episodes than cfg.MaxErrors, or after runErr, the results go to
+// outDir.partial instead and the complete earlier ones stay.
+func writeEvaluation(ctx context.Context, cfg Config, paper map[string]int, outDir string, overrides []string, kept earlier, runs []methodRun, acct *Account, prov Provenance, runErr error, log io.Writer) ([]EvalResult, error) {
 	var (
+		results []EvalResult
 		rows    []EpisodeRow
 		trajs   []runner.Episode
 		methods []string
 		// superseded marks the trials that are not their task's result
 		// (G+A's earlier trials), for trajectories.jsonl.
 		superseded []bool
-		runErr     error
 	)
-	for _, name := range cfg.Methods {
-		meter := llm.NewMeter(mustPrices(cfg))
-		m, err := NewMethod(name, cfg, backend.ForMethod(meter))
-		if err != nil {
-			return results, fmt.Errorf("method %s: %w", name, err)
-		}
-		ckpt, err := loadLatest(ctx, cfg, name, m, backend)
-		if err != nil {
-			return results, err
-		}
-		if lr, ok := m.(agent.LoadReporter); ok {
-			for _, n := range lr.LoadNotes() {
-				fmt.Fprintf(io.Err, "warning: %s\n", n)
-			}
-		}
-		if ckpt != "" {
-			// Issue 19 point 8: a memory saved in the middle of an
-			// iteration is not the trained one; say so.
-			if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
-				fmt.Fprintf(io.Err, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
-			}
-		}
-		prog := NewProgress(io.Err, io.TTY)
-		prog.Meter = meter
-		prog.Every = cfg.ProgressEvery
-		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: suite, Tasks: tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
-		acct.Methods[name] = meter.Report()
-		trials := 1
-		if tr, ok := m.(agent.EvalTrialer); ok {
-			trials = max(1, tr.EvalTrials())
-		}
-		history, herr := TrainingHistory(cfg.Run, name)
+	for _, run := range runs {
+		history, herr := TrainingHistory(cfg.Run, run.Name)
 		if herr != nil {
-			fmt.Fprintf(io.Err, "warning: %v (the training tokens of %s are left out)\n", herr, name)
+			fmt.Fprintf(log, "warning: %v (the training tokens of %s are left out)\n", herr, run.Name)
 		}
-		res := evalSummary(cfg.Seed, name, cfg.Split, eps, trials, paper, acct.Methods[name], history)
-		res.Checkpoint = ckpt
-		if sz, ok := m.(agent.Sizer); ok {
-			res.Memory = sz.Size()
-		}
+		res := evalSummary(cfg.Seed, run.Name, cfg.Split, run.Episodes, run.Trials, paper, run.Usage, history)
+		res.Checkpoint = run.Checkpoint
+		res.Memory = run.Memory
 		results = append(results, res)
-		rows = append(rows, episodeRows(cfg.Seed, name, cfg.Split, eps, paper)...)
-		fin := finalTrials(eps)
-		for _, e := range eps {
+		rows = append(rows, episodeRows(cfg.Seed, run.Name, cfg.Split, run.Episodes, paper)...)
+		fin := finalTrials(run.Episodes)
+		for _, e := range run.Episodes {
 			trajs = append(trajs, e)
-			methods = append(methods, name)
+			methods = append(methods, run.Name)
 			superseded = append(superseded, !fin(e))
-		}
-		if err != nil {
-			runErr = fmt.Errorf("eval %s: %w", name, err)
-			break
 		}
 	}
 	recordSettings(cfg, overrides, results, rows)
@@ -283,10 +347,9 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	allRows := append(slices.Clip(kept.rows), rows...)
 	addStatistics(allResults, allRows, scoredEnv(cfg))
 	results = allResults[len(kept.results):]
-	prov := NewProvenance(ctx, "eval", cfg, suite, backend.Embedder, backend.Meter.Report().Served)
-	prov.Warnings = evalWarnings(cfg.Run, prov)
+	prov.Warnings = append(prov.Warnings, evalWarnings(cfg.Run, prov)...)
 	for _, w := range prov.Warnings {
-		fmt.Fprintf(io.Err, "warning: %s\n", w)
+		fmt.Fprintf(log, "warning: %s\n", w)
 	}
 	errored, firstErr := 0, ""
 	for i, e := range trajs {
@@ -310,6 +373,10 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	dest := outDir
 	if !complete {
 		dest = outDir + PartialSuffix
+	}
+	evalDir := filepath.Dir(outDir)
+	if err := os.MkdirAll(evalDir, 0o755); err != nil {
+		return results, errors.Join(runErr, fmt.Errorf("eval directory: %w", err))
 	}
 	tmp, err := os.MkdirTemp(evalDir, "."+filepath.Base(outDir)+"-*")
 	if err != nil {
@@ -335,7 +402,6 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		if err := appendLines(filepath.Join(tmp, TrajectoriesFile), kept.traj); err != nil {
 			return err
 		}
-		acct.Run = backend.Meter.Report()
 		if err := writeJSON(filepath.Join(tmp, EvalUsageFile), acct); err != nil {
 			return err
 		}
@@ -345,18 +411,18 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return results, errors.Join(runErr, err)
 	}
 	if !complete {
-		fmt.Fprintf(io.Err, "partial results: %s (the complete results in %s and the report were left as they were)\n", dest, outDir)
+		fmt.Fprintf(log, "partial results: %s (the complete results in %s and the report were left as they were)\n", dest, outDir)
 		return results, runErr
 	}
 	// A complete evaluation supersedes an earlier partial one.
 	if err := os.RemoveAll(outDir + PartialSuffix); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "results: %s\n", outDir)
+	fmt.Fprintf(log, "results: %s\n", outDir)
 	if _, err := WriteReport(cfg.Run, filepath.Base(outDir)); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
+	fmt.Fprintf(log, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
 	return results, nil
 }
 

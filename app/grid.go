@@ -84,10 +84,17 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 		return nil, fmt.Errorf("%w: -env %s: a grid sweeps household world seeds", ErrConfig, g.Base.Env.Kind)
 	}
 	methods := g.GridMethods()
+	shard := g.Base.Shard
+	g.Base.Shard = Shard{}
 	var out []GridPoint
+	k := -1
 	for _, p := range g.PerTypes {
 		for _, w := range g.WorldSeeds {
 			for _, s := range g.Seeds {
+				k++
+				if !shard.Takes(k) {
+					continue
+				}
 				cfg := g.Base
 				cfg.Env.Kind = EnvHousehold
 				cfg.Env.WorldSeed, cfg.Seed, cfg.PerType = w, s, p
@@ -132,6 +139,9 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 				}
 			}
 		}
+	}
+	if shard.Active() {
+		return out, writeSweepPart(g.Base.Run, GridDir, shard, sweepPart{Cells: k + 1, Grid: &g, GridPoints: out})
 	}
 	return out, nil
 }
