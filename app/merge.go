@@ -339,7 +339,9 @@ func mergeSet(ctx context.Context, set string, io Streams) ([]string, error) {
 		for _, name := range first.Methods {
 			k := key{s, name}
 			es := eps[k]
-			slices.SortStableFunc(es, func(a, b runner.Episode) int { return cmp.Or(cmp.Compare(a.Index, b.Index), cmp.Compare(a.Trial, b.Trial)) })
+			slices.SortStableFunc(es, func(a, b runner.Episode) int {
+				return cmp.Or(cmp.Compare(a.Index, b.Index), cmp.Compare(a.Trial, b.Trial))
+			})
 			seen := map[int]bool{}
 			for _, e := range es {
 				if e.Trial == 0 {
