@@ -21,6 +21,7 @@ import (
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // EvalResult is one method's evaluation (one JSON object per method with -json).
@@ -640,7 +641,7 @@ func writeTrajectories(path string, seed int64, methods []string, superseded []b
 // PrintTable writes the comparison table: one row per method, then one per
 // method and task type.
 func PrintTable(w *tabwriter.Writer, results []EvalResult) {
-	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\ttokens\tmemory")
+	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\t95% CI\tavg score\tSPL\tSPL (Table 4)\tavg steps\tguided\tfallback\ttokens\tmemory")
 	for _, r := range results {
 		fb := "-"
 		if len(r.Parse) > 0 {
@@ -649,9 +650,51 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 				fb += " (measures its fallback rules)"
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, r.Tokens, runner.FormatSize(r.Memory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%s\t%.3f\t%s\t%s\t%.1f\t%.2f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, intervalText(r.CI.Success), r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, r.MemoryUse.GuidedShare, fb, r.Tokens, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
+	if len(results) > 0 {
+		iv := results[0].CI.Success
+		switch iv.Over {
+		case "seeds":
+			fmt.Fprintf(w, "95%% intervals over %d run seeds (Student's t on the per-seed rates)\n", iv.N)
+		case "tasks":
+			fmt.Fprintf(w, "95%% intervals over the tasks of one run seed (Wilson); -seeds gives intervals over seeds\n")
+		}
+	}
+}
+
+// intervalText is an interval's bounds, "[0.41, 0.93]", or "-".
+func intervalText(iv stats.Interval) string {
+	if !iv.Defined() {
+		return "-"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", iv.Low, iv.High)
+}
+
+// PrintPaired writes the paired comparisons of each method with the
+// no-memory baseline and SAMem (stats.PairedMethod).
+func PrintPaired(w *tabwriter.Writer, results []EvalResult) {
+	any := false
+	for _, r := range results {
+		any = any || len(r.Paired) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "paired comparison\tagainst\tmetric\tpairs\tdifference\t95% CI\tp-value\tbetter\tworse")
+	for _, r := range results {
+		for _, p := range r.Paired {
+			q := p.Result
+			if q.Pairs == 0 {
+				fmt.Fprintf(w, "%s\t%s\t%s\t0\t-\t-\t-\t0\t0\n", r.Method, p.Against, p.Metric)
+				continue
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%+.3f\t[%+.3f, %+.3f]\t%.3g\t%d\t%d\n", r.Method, p.Against, p.Metric, q.Pairs, q.Difference, q.Low, q.High, q.P, q.Better, q.Worse)
+		}
+	}
+	w.Flush()
+	fmt.Fprintf(w, "(%s)\n", stats.PairedMethod)
 }
 
 // PrintTable1 writes seed 002 Table 1's columns for environments that keep
@@ -693,7 +736,12 @@ func PrintByType(w *tabwriter.Writer, results []EvalResult, score bool) {
 			s := r.ByType[t]
 			switch {
 			case !score:
-				row = append(row, fmt.Sprintf("%.2f (%d)", s.SuccessRate, s.Tasks))
+				c := r.CI.ByType[t].Success
+				if c.Defined() {
+					row = append(row, fmt.Sprintf("%.2f [%.2f, %.2f] (%d)", s.SuccessRate, c.Low, c.High, s.Tasks))
+				} else {
+					row = append(row, fmt.Sprintf("%.2f (%d)", s.SuccessRate, s.Tasks))
+				}
 			case s.Unscored:
 				row = append(row, "unscored")
 			default:

@@ -118,7 +118,10 @@ func rateIntervals(outs []outcome) (success, score stats.Interval) {
 			rates = append(rates, float64(won)/n)
 			scores = append(scores, sum/n)
 		}
-		success, score = stats.MeanT(rates), stats.MeanT(scores)
+		success, score = stats.MeanT(rates).Clip(0, 1), stats.MeanT(scores)
+		if inUnit(scores) {
+			score = score.Clip(0, 1)
+		}
 		success.Over, score.Over = "seeds", "seeds"
 		return success, score
 	}
@@ -133,8 +136,22 @@ func rateIntervals(outs []outcome) (success, score stats.Interval) {
 		}
 	}
 	success, score = stats.Wilson(won, len(scores)), stats.MeanT(scores)
+	if inUnit(scores) {
+		score = score.Clip(0, 1)
+	}
 	success.Over, score.Over = "tasks", "tasks"
 	return success, score
+}
+
+// inUnit reports whether every value lies in [0, 1] (normalised scores):
+// their mean's interval is then clipped to it.
+func inUnit(xs []float64) bool {
+	for _, x := range xs {
+		if x < 0 || x > 1 {
+			return false
+		}
+	}
+	return true
 }
 
 func mapKeys[K cmp.Ordered, V any](m map[K]V) func(func(K) bool) {

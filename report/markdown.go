@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // Markdown renders the report page. plots names the plot files written
@@ -35,9 +36,12 @@ func Markdown(d Data, plots map[string]bool) string {
 		b.WriteString("The offline backend plays with rule-based roles and a hashing embedder instead of a language model: the numbers show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
 	}
 
+	provenanceSection(&b, d)
 	if len(d.Methods) > 0 {
 		comparison(&b, d)
 		byType(&b, d)
+		pairedSection(&b, d)
+		memoryUseSection(&b, d)
 		paperTable2(&b, d)
 		paperTable3(&b, d)
 		clinTable2(&b, d)
@@ -53,7 +57,10 @@ func comparison(b *strings.Builder, d Data) {
 	b.WriteString("## Comparison (seed 002 Table 1)\n\n")
 	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, model tokens and estimated cost of the evaluation, and the size of the evaluated memory.\n\n")
 	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model.\n\n")
-	b.WriteString("| method | tasks | errored | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | fallback | tokens | cost (USD) | memory |\n")
+	if note := intervalNote(d); note != "" {
+		b.WriteString(note + "\n\n")
+	}
+	b.WriteString("| method | tasks | errored | success [95 % CI] | avg score [95 % CI] | SPL (expert) | SPL (Table 4) | avg steps | fallback | tokens | cost (USD) | memory |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var flagged []string
 	for _, m := range d.Methods {
@@ -67,8 +74,8 @@ func comparison(b *strings.Builder, d Data) {
 			name += " ⚠"
 			flagged = append(flagged, m.Name)
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %d | %.4f | %s |\n",
-			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, m.Tokens, m.CostUSD, sizes(m.Memory))
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %.1f | %s | %d | %.4f | %s |\n",
+			name, s.Tasks, s.Errors, rateCI(s.SuccessRate, m.Success), rateCI(s.AvgScore, m.Score), ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, m.Tokens, m.CostUSD, sizes(m.Memory))
 	}
 	b.WriteString("\n")
 	if len(flagged) > 0 {
@@ -114,13 +121,22 @@ func table1(b *strings.Builder, d Data) {
 	b.WriteString("\n")
 }
 
+// rateCI is a rate with its interval when there is one (a rate without
+// one: results written before intervals were).
+func rateCI(rate float64, iv stats.Interval) string {
+	if iv.N == 0 && iv.Method == "" {
+		return fmt.Sprintf("%.3f", rate)
+	}
+	return ci(iv)
+}
+
 func byType(b *strings.Builder, d Data) {
 	types := taskTypes(d.Methods)
 	if len(types) == 0 {
 		return
 	}
 	b.WriteString("## Per task type\n\n")
-	b.WriteString("| type | method | tasks | success | avg score | SPL (expert) | SPL (Table 4) | avg steps |\n")
+	b.WriteString("| type | method | tasks | success [95 % CI] | avg score [95 % CI] | SPL (expert) | SPL (Table 4) | avg steps |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range types {
 		for _, m := range d.Methods {
@@ -128,7 +144,8 @@ func byType(b *strings.Builder, d Data) {
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %d | %.3f | %.3f | %s | %s | %.1f |\n", t, m.Name, s.Tasks, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps)
+			c := m.TypeCI[t]
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %.1f |\n", t, m.Name, s.Tasks, rateCI(s.SuccessRate, c.Success), rateCI(s.AvgScore, c.Score), ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps)
 		}
 	}
 	b.WriteString("\n")
@@ -297,17 +314,17 @@ func sweep(b *strings.Builder, d Data) {
 func figures(b *strings.Builder, d Data, plots map[string]bool) {
 	b.WriteString("## Figures\n\n")
 	for _, f := range []struct{ file, caption, missing string }{
-		{TrainingPlot, "Success rate on the training tasks per iteration (seed 002 Fig. 3).", "no method of this run has a training history (train it with cmd/train)."},
-		{MemoryPlot, "SAMem's memory size (Q-table entries and states) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6).", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
-		{SweepPlot, "Success rate and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
-		{ThoughtPlot, "Success rate and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
-		{TokensPlot, "Model tokens of the evaluation per method (seed 002 Fig. 8).", ""},
-		{ByTypePlot, "Success rate per task type and method (seed 004 Fig. 4).", ""},
-		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with bands of ± one standard deviation when at most three methods are drawn (seed 000 Fig. 4).", ""},
+		{TrainingPlot, "Success rate on the training tasks per iteration (seed 002 Fig. 3), with its 95 % interval: over the seeds with several, else Wilson's interval over the iteration's episodes.", "no method of this run has a training history (train it with cmd/train)."},
+		{MemoryPlot, "SAMem's memory size (Q-table entries, solid, and states, dashed) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6); with several seeds the means and their 95 % interval.", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
+		{SweepPlot, "Success rate, with Wilson's 95 % interval over the evaluated tasks, and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
+		{ThoughtPlot, "Success rate, with Wilson's 95 % interval over the evaluated tasks, and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
+		{TokensPlot, "Model tokens of the evaluation per method (seed 002 Fig. 8): with several seeds the mean over the seeds and its 95 % interval; with one, a count (no interval).", ""},
+		{ByTypePlot, "Success rate per task type and method, with its 95 % interval and each method's glyph on its bars (seed 004 Fig. 4).", ""},
+		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with the 95 % interval of the mean (Student's t over the episodes, or over the seeds' means with several seeds) when at most three methods are drawn (seed 000 Fig. 4).", ""},
 	} {
 		switch {
 		case plots[f.file]:
-			fmt.Fprintf(b, "![%s](%s)\n\n%s\n\n", f.file, f.file, f.caption)
+			fmt.Fprintf(b, "![%s](%s)\n\n%s Vector: [%s](%s).\n\n", f.file, f.file, f.caption, SVGName(f.file), SVGName(f.file))
 		case f.missing != "":
 			fmt.Fprintf(b, "- %s: not drawn: %s\n\n", f.file, f.missing)
 		}

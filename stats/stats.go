@@ -11,6 +11,7 @@ package stats
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -71,6 +72,18 @@ func (iv *Interval) UnmarshalJSON(b []byte) error {
 	}
 	*iv = Interval{Mean: val(j.Mean), Low: val(j.Low), High: val(j.High), N: j.N, Over: j.Over, Method: j.Method}
 	return nil
+}
+
+// Clip limits the bounds to [lo, hi], the range a mean of values in it
+// cannot leave (Student's t on a few rates can reach past 0 or 1); the
+// interval says so in its Method ("student-t, clipped to [0, 1]").
+func (iv Interval) Clip(lo, hi float64) Interval {
+	if !iv.Defined() || (iv.Low >= lo && iv.High <= hi) {
+		return iv
+	}
+	iv.Low, iv.High = math.Max(lo, iv.Low), math.Min(hi, iv.High)
+	iv.Method += fmt.Sprintf(", clipped to [%g, %g]", lo, hi)
+	return iv
 }
 
 // TQuantile is the 0.975 quantile of Student's t with df degrees of

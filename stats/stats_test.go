@@ -142,3 +142,18 @@ func TestIntervalJSON(t *testing.T) {
 		t.Errorf("round trip %+v, want %+v", w2, w)
 	}
 }
+
+func TestClip(t *testing.T) {
+	// Per-seed rates 0.375, 1, 1: mean 0.7917, s = 0.3608, t(2) = 4.3027:
+	// [-0.1047, 1.6881], past both ends.
+	raw := MeanT([]float64{0.375, 1, 1})
+	near(t, "low", raw.Low, 0.791667-4.302653*0.360844/math.Sqrt(3), 1e-4)
+	iv := raw.Clip(0, 1)
+	if iv.Low != 0 || iv.High != 1 || iv.Method != "student-t, clipped to [0, 1]" {
+		t.Errorf("clipped %+v", iv)
+	}
+	in := MeanT([]float64{0.4, 0.5, 0.6})
+	if in.Clip(0, 1) != in {
+		t.Error("an interval inside [0, 1] changed")
+	}
+}
