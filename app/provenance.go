@@ -286,6 +286,9 @@ type compareOpts struct {
 	settings bool
 	// ignore lists flags left out (-seed between the seeds of one study).
 	ignore []string
+	// sameEnvNotNeeded leaves the environment's identity out (the cells of
+	// a grid play other world seeds by design).
+	sameEnvNotNeeded bool
 }
 
 // Differences names every way b differs from a, as "what: a's value →
@@ -313,8 +316,10 @@ func (a Provenance) Differences(b Provenance, opts compareOpts) []string {
 		add("module "+p, am[p], bm[p])
 	}
 	add("environment suite", a.Environment.Suite, b.Environment.Suite)
-	add("environment version", a.Environment.Version, b.Environment.Version)
-	add("environment tasks (SHA-256)", short(a.Environment.Tasks), short(b.Environment.Tasks))
+	if !opts.sameEnvNotNeeded {
+		add("environment version", a.Environment.Version, b.Environment.Version)
+		add("environment tasks (SHA-256)", short(a.Environment.Tasks), short(b.Environment.Tasks))
+	}
 	af, bf := map[string]string{}, map[string]string{}
 	for _, f := range a.Environment.Files {
 		af[filepath.Base(f.Path)] = f.SHA256

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/samem/trainer/report"
 )
 
 func TestShardFlag(t *testing.T) {
@@ -79,4 +81,85 @@ func FuzzMergeParts(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A threshold sweep and a grid split in two parts and merged give the
+// points of the unsharded sweep and grid.
+func TestSweepAndGridShards(t *testing.T) {
+	ctx := context.Background()
+	base := smallConfig(t)
+	base.Workers, base.Iterations, base.PerType, base.Tasks = 1, 1, 1, 6
+	values := []float64{0.5, 0.9}
+	whole := base
+	whole.Run = t.TempDir()
+	want, err := Sweep(ctx, SweepConfig{Base: whole, Values: values}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		part := base
+		part.Shard = Shard{i, 2}
+		if _, err := Sweep(ctx, SweepConfig{Base: part, Values: values}, quiet()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(base.Run, SweepDir, SweepFile)); i == 0 && err == nil {
+			t.Error("a part wrote sweep.json")
+		}
+	}
+	var out, log strings.Builder
+	if n, err := MergeSweeps(ctx, base.Run, &out, &log); err != nil || n != 1 {
+		t.Fatalf("MergeSweeps = %d, %v\n%s", n, err, log.String())
+	}
+	var got []report.SweepPoint
+	if err := readJSON(filepath.Join(base.Run, SweepDir, SweepFile), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("merged sweep has %d points", len(got))
+	}
+	for i, p := range got {
+		w := want[i]
+		if p.Value != w.Value || p.SuccessRate != w.SuccessRate || p.States != w.States || p.Thoughts != w.Thoughts || p.Entries != w.Entries {
+			t.Errorf("point %d: %+v, unsharded %+v", i, p, w)
+		}
+	}
+
+	g := GridConfig{Base: base, WorldSeeds: []int64{1, 2}, Seeds: []int64{1}, PerTypes: []int{1}}
+	g.Base.Run = t.TempDir()
+	gw := g
+	gw.Base.Run = t.TempDir()
+	wantPts, err := Grid(ctx, gw, quiet(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		gp := g
+		gp.Base.Shard = Shard{i, 2}
+		pts, err := Grid(ctx, gp, quiet(), nil)
+		if err != nil || len(pts) != 1 {
+			t.Fatalf("grid part %d: %d points, %v", i, len(pts), err)
+		}
+	}
+	out.Reset()
+	if n, err := MergeSweeps(ctx, g.Base.Run, &out, &log); err != nil || n != 1 {
+		t.Fatalf("MergeSweeps (grid) = %d, %v\n%s", n, err, log.String())
+	}
+	var gotPts []GridPoint
+	if err := readJSON(filepath.Join(g.Base.Run, GridDir, GridFile), &gotPts); err != nil {
+		t.Fatal(err)
+	}
+	if len(gotPts) != 2 {
+		t.Fatalf("merged grid: %d points", len(gotPts))
+	}
+	for i := range gotPts {
+		a, b := gotPts[i], wantPts[i]
+		if a.WorldSeed != b.WorldSeed || a.Success["samem"] != b.Success["samem"] || a.Success["nomemory"] != b.Success["nomemory"] || a.Entries["samem"] != b.Entries["samem"] {
+			t.Errorf("grid point %d: %+v, unsharded %+v", i, a, b)
+		}
+	}
+	var wantTable strings.Builder
+	WriteGridTable(&wantTable, wantPts, nil)
+	if out.String() != wantTable.String() {
+		t.Errorf("merged grid table:\n%s\nunsharded:\n%s", out.String(), wantTable.String())
+	}
 }

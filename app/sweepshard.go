@@ -82,8 +82,9 @@ func readSweepParts(run, sub string) ([]sweepPart, error) {
 }
 
 // sameRuns checks that the sub-runs were made alike: their training
-// records differ in nothing but the flags swept (ignore).
-func sameRuns(runs []string, ignore []string) error {
+// records differ in nothing but the flags swept (ignore) and, for a grid,
+// the world its world seed generates.
+func sameRuns(runs []string, ignore []string, grid bool) error {
 	var first *Provenance
 	var firstRun string
 	for _, r := range runs {
@@ -99,7 +100,7 @@ func sameRuns(runs []string, ignore []string) error {
 			continue
 		}
 		var refuse []string
-		for _, d := range first.Differences(p, compareOpts{settings: true, ignore: ignore}) {
+		for _, d := range first.Differences(p, compareOpts{settings: true, ignore: ignore, sameEnvNotNeeded: grid}) {
 			if !strings.HasPrefix(d, "system fingerprints") {
 				refuse = append(refuse, d)
 			}
@@ -135,7 +136,7 @@ func MergeSweeps(ctx context.Context, run string, out, log io.Writer) (int, erro
 		if len(points) != len(first.Values) {
 			return merged, fmt.Errorf("%w: the sweep's parts hold %d points of %d values", ErrParts, len(points), len(first.Values))
 		}
-		if err := sameRuns(runs, []string{first.Param}); err != nil {
+		if err := sameRuns(runs, []string{first.Param}, false); err != nil {
 			return merged, err
 		}
 		path := filepath.Join(run, SweepDir, SweepFile)
@@ -182,7 +183,7 @@ func MergeSweeps(ctx context.Context, run string, out, log io.Writer) (int, erro
 		if len(pts) != first.Cells {
 			return merged, fmt.Errorf("%w: the grid's parts hold %d of %d cells", ErrParts, len(pts), first.Cells)
 		}
-		if err := sameRuns(runs, []string{"world-seed", "seed", "per-type"}); err != nil {
+		if err := sameRuns(runs, []string{"world-seed", "seed", "per-type"}, true); err != nil {
 			return merged, err
 		}
 		// The order of the unsharded grid: sizes, then world seeds, then seeds.
