@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -114,9 +115,9 @@ func table1(b *strings.Builder, d Data) {
 		return
 	}
 	b.WriteString("As seed 002 Table 1: SR (%) and AR (average score out of 100; a failed task's negative score counts 0).\n\n")
-	b.WriteString("| method | SR (%) | AR |\n|---|---:|---:|\n")
+	b.WriteString("| method | SR (%) [95 % CI] | AR [95 % CI] |\n|---|---:|---:|\n")
 	for _, m := range d.Methods {
-		fmt.Fprintf(b, "| %s | %.1f | %.1f |\n", m.Name, m.Overall.SR, m.Overall.AR)
+		fmt.Fprintf(b, "| %s | %s | %s |\n", m.Name, pct(m.Overall.SR/100, m.Success), pct(m.Overall.AR/100, m.Score))
 	}
 	b.WriteString("\n")
 }
@@ -171,9 +172,18 @@ func findMethod(d Data, name string) (Method, bool) {
 // rate in % on the household (ALFWorld) world, else "SR % / average score".
 func paperValue(d Data, m Method) string {
 	if d.Env == "household" {
-		return fmt.Sprintf("%.1f", 100*m.Overall.SuccessRate)
+		return pct(m.Overall.SuccessRate, m.Success)
 	}
-	return fmt.Sprintf("%.1f / %.2f", 100*m.Overall.SuccessRate, m.Overall.AvgScore)
+	return fmt.Sprintf("%s / %.2f", pct(m.Overall.SuccessRate, m.Success), m.Overall.AvgScore)
+}
+
+// pct is a rate in percent with its interval when there is one:
+// "75.0 [30.1, 95.4]".
+func pct(rate float64, iv stats.Interval) string {
+	if !iv.Defined() {
+		return fmt.Sprintf("%.1f", 100*rate)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", 100*rate, 100*iv.Low, 100*iv.High)
 }
 
 func paperColumn(d Data) string {
@@ -283,14 +293,19 @@ func training(b *strings.Builder, d Data) {
 			best = max(best, it.SuccessRate)
 			steps += it.Steps
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %d | %.3f | %.3f | %.3f | %d | %s |", m.Name, len(h), first.SuccessRate, last.SuccessRate, best, steps, sizes(last.Size)))
+		lastCI := fmt.Sprintf("%.3f", last.SuccessRate)
+		if _, mean, lo, hi, ok := seriesCI(m, func(it runner.IterationStats) float64 { return it.SuccessRate }, true); ok && len(mean) > 0 {
+			k := len(mean) - 1
+			lastCI = ci(stats.Interval{Mean: mean[k], Low: math.Max(0, lo[k]), High: math.Min(1, hi[k]), N: 1})
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d | %.3f | %s | %.3f | %d | %s |", m.Name, len(h), first.SuccessRate, lastCI, best, steps, sizes(last.Size)))
 	}
 	if len(rows) == 0 {
 		return
 	}
 	b.WriteString("## Training\n\n")
-	b.WriteString("Success rate on the training tasks in the first, the last and the best iteration, environment steps over all iterations, and the memory after the last iteration (Fig. 3 and Fig. 6 below).\n\n")
-	b.WriteString("| method | iterations | first | last | best | steps | memory after training |\n")
+	b.WriteString("Success rate on the training tasks in the first, the last (with its 95 % interval: over the seeds with several, else Wilson's over the iteration's episodes) and the best iteration, environment steps over all iterations, and the memory after the last iteration (Fig. 3 and Fig. 6 below; with several seeds, the first seed's).\n\n")
+	b.WriteString("| method | iterations | first | last [95 % CI] | best | steps | memory after training |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
 	b.WriteString(strings.Join(rows, "\n"))
 	b.WriteString("\n\n")
@@ -303,10 +318,11 @@ func sweep(b *strings.Builder, d Data) {
 	pts := sortedSweep(d.Sweep)
 	b.WriteString("## Similarity threshold sweep (seed 002 Fig. 7 and Fig. 9)\n\n")
 	b.WriteString("SAMem trained and evaluated once per threshold, everything else equal.\n\n")
-	b.WriteString("| parameter | value | tasks | success | avg score | states | thoughts | entries |\n")
+	b.WriteString("| parameter | value | tasks | success [95 % CI, Wilson] | avg score | states | thoughts | entries |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range pts {
-		fmt.Fprintf(b, "| %s | %.2f | %d | %.3f | %.3f | %d | %d | %d |\n", p.Param, p.Value, p.Tasks, p.SuccessRate, p.AvgScore, p.States, p.Thoughts, p.Entries)
+		iv := stats.Wilson(int(math.Round(p.SuccessRate*float64(p.Tasks))), p.Tasks)
+		fmt.Fprintf(b, "| %s | %.2f | %d | %s | %.3f | %d | %d | %d |\n", p.Param, p.Value, p.Tasks, ci(iv), p.AvgScore, p.States, p.Thoughts, p.Entries)
 	}
 	b.WriteString("\n")
 }
@@ -442,16 +458,25 @@ func clinTable2(b *strings.Builder, d Data) {
 	}
 	head = append(head, "All", "trials per task")
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|---" + strings.Repeat("|---:", len(head)-1) + "|\n")
-	row := func(label string, all runner.Summary, by map[string]runner.Summary, trials string) {
+	// A method's intervals where its results have them; a G+A method's
+	// first trials get Wilson's over the tasks.
+	row := func(label string, all runner.Summary, allCI stats.Interval, by map[string]runner.Summary, ci map[string]TypeCI, counts bool, trials string) {
 		cells := []string{label}
 		for _, t := range types {
 			if s, ok := by[t]; ok && s.Completed > 0 {
-				cells = append(cells, fmt.Sprintf("%.1f", 100*s.SuccessRate))
+				iv := ci[t].Success
+				if counts {
+					iv = stats.Wilson(s.Successes, s.Completed)
+				}
+				cells = append(cells, pct(s.SuccessRate, iv))
 			} else {
 				cells = append(cells, "-")
 			}
 		}
-		cells = append(cells, fmt.Sprintf("%.1f", 100*all.SuccessRate), trials)
+		if counts && all.Completed > 0 {
+			allCI = stats.Wilson(all.Successes, all.Completed)
+		}
+		cells = append(cells, pct(all.SuccessRate, allCI), trials)
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	for _, m := range ms {
@@ -460,11 +485,11 @@ func clinTable2(b *strings.Builder, d Data) {
 			setting = "GEN-TASK"
 		}
 		if m.Adapt == nil {
-			row(fmt.Sprintf("%s (%s)", m.Name, setting), m.Overall, m.ByType, "1")
+			row(fmt.Sprintf("%s (%s)", m.Name, setting), m.Overall, m.Success, m.ByType, m.TypeCI, false, "1")
 			continue
 		}
-		row(fmt.Sprintf("%s, first trial (%s)", m.Name, setting), m.Adapt.FirstTrial, m.Adapt.FirstByType, "1")
-		row(fmt.Sprintf("%s (%s+A)", m.Name, setting), m.Overall, m.ByType, fmt.Sprintf("%.2f of %d", m.Adapt.AvgTrials, m.Adapt.MaxTrials))
+		row(fmt.Sprintf("%s, first trial (%s)", m.Name, setting), m.Adapt.FirstTrial, stats.Interval{}, m.Adapt.FirstByType, nil, m.Success.Defined(), "1")
+		row(fmt.Sprintf("%s (%s+A)", m.Name, setting), m.Overall, m.Success, m.ByType, m.TypeCI, false, fmt.Sprintf("%.2f of %d", m.Adapt.AvgTrials, m.Adapt.MaxTrials))
 	}
 	b.WriteString("\n")
 }

@@ -43,8 +43,9 @@ type Interval struct {
 	Method string `json:"method,omitempty"`
 }
 
-// Defined reports whether the interval has bounds.
-func (iv Interval) Defined() bool { return !math.IsNaN(iv.Low) && !math.IsNaN(iv.High) }
+// Defined reports whether the interval has bounds (the zero Interval, of
+// no value, has none).
+func (iv Interval) Defined() bool { return iv.N > 0 && !math.IsNaN(iv.Low) && !math.IsNaN(iv.High) }
 
 // HalfWidth is the larger distance from the mean to a bound (NaN when
 // undefined): "0.62 ± 0.08".
