@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // SeedsDir holds the sub-runs of a run repeated over run seeds (-seeds):
@@ -62,7 +64,33 @@ func trainSeeds(ctx context.Context, cfg Config, io Streams) ([]TrainResult, err
 	if err := os.MkdirAll(cfg.Run, 0o755); err != nil {
 		return all, fmt.Errorf("run directory: %w", err)
 	}
+	printTrainingIntervals(io.Err, all)
 	return all, writeConfig(cfg, prev.Methods)
+}
+
+// printTrainingIntervals prints each method's success on the training
+// tasks in the last iteration, the mean over the seeds with its 95 %
+// interval (Student's t, clipped to [0, 1]).
+func printTrainingIntervals(w io.Writer, res []TrainResult) {
+	var methods []string
+	last := map[string][]float64{}
+	for _, r := range res {
+		if len(r.History) == 0 {
+			continue
+		}
+		if _, ok := last[r.Method]; !ok {
+			methods = append(methods, r.Method)
+		}
+		last[r.Method] = append(last[r.Method], r.History[len(r.History)-1].SuccessRate)
+	}
+	for _, m := range methods {
+		iv := stats.MeanT(last[m]).Clip(0, 1)
+		bounds := "no interval with one seed"
+		if iv.Defined() {
+			bounds = fmt.Sprintf("95%% CI [%.3f, %.3f] over %d seeds (Student's t)", iv.Low, iv.High, iv.N)
+		}
+		fmt.Fprintf(w, "%s: training success in the last iteration %.3f, %s\n", m, iv.Mean, bounds)
+	}
 }
 
 // evalSeeds evaluates every seed of cfg.Seeds in its sub-run, then
