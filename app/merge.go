@@ -214,7 +214,7 @@ func Merge(ctx context.Context, run string, io Streams) ([]string, error) {
 	}
 	var done []string
 	for _, set := range sets {
-		dirs, err := mergeSet(ctx, set, io)
+		dirs, err := mergeSet(ctx, run, set, io)
 		done = append(done, dirs...)
 		if err != nil {
 			return done, err
@@ -223,8 +223,8 @@ func Merge(ctx context.Context, run string, io Streams) ([]string, error) {
 	return done, nil
 }
 
-// mergeSet merges the parts in one eval/<name>.shards/ directory.
-func mergeSet(ctx context.Context, set string, io Streams) ([]string, error) {
+// mergeSet merges the parts in one eval/<name>.shards/ directory of run.
+func mergeSet(ctx context.Context, run, set string, io Streams) ([]string, error) {
 	entries, err := os.ReadDir(set)
 	if err != nil {
 		return nil, err
@@ -325,6 +325,9 @@ func mergeSet(ctx context.Context, set string, io Streams) ([]string, error) {
 		}
 	}
 	cfg := first.Config
+	// The run directory as this process sees it: the parts may have been
+	// made where it was mounted elsewhere.
+	cfg.Run = run
 	cfg.MaxErrors = first.MaxErrors
 	cfg.Methods = first.Methods
 	var written []string
