@@ -48,15 +48,32 @@ func (m memMethod) Start(context.Context, agent.Start) (agent.Episode, error) {
 type memEpisode struct {
 	guided bool
 	n      int
+	routes []uint64
 }
 
 func (e *memEpisode) Act(ctx context.Context, _ envbridge.Observation) (agent.Decision, error) {
 	llm.CountTokens(ctx, llm.Usage{PromptTokens: 10, CompletionTokens: 1})
+	if ep, ok := llm.EpisodeFrom(ctx); ok {
+		e.routes = append(e.routes, ep.Route)
+	}
 	e.n++
 	return agent.Decision{Action: []string{"A", "zzz", "b", "b"}[e.n-1], Guided: e.guided && e.n%2 == 1}, nil
 }
 func (*memEpisode) Observe(context.Context, agent.Transition) error { return nil }
-func (*memEpisode) Finish(context.Context, agent.Outcome) error     { return nil }
+func (e *memEpisode) Finish(ctx context.Context, _ agent.Outcome) error {
+	// Every call of the episode is routed as the episode: by its task's
+	// index in the whole list.
+	ep, ok := llm.EpisodeFrom(ctx)
+	for _, r := range e.routes {
+		if !ok || r != ep.Route {
+			return fmt.Errorf("a call routed %d in episode %d (%v)", r, ep.Route, ok)
+		}
+	}
+	if ok && ep.Route != 4 && ep.Route != 7 {
+		return fmt.Errorf("episode routed %d, want its task's index 4 or 7", ep.Route)
+	}
+	return nil
+}
 
 func TestUseMetrics(t *testing.T) {
 	tasks := []envbridge.Task{{ID: "t0", Type: "x", MaxSteps: 10}, {ID: "t1", Type: "x", MaxSteps: 10}}
