@@ -132,7 +132,7 @@ func codeOf(bi *debug.BuildInfo) (Code, []Module, string) {
 		}
 	}
 	if c.Revision == "" {
-		c.Note = "no VCS revision embedded: build with -buildvcs=true (GOFLAGS may set -buildvcs=false; go test and go run builds never stamp one)"
+		c.Note = "no VCS revision embedded: build with go build -buildvcs=true from a git checkout (GOFLAGS may set -buildvcs=false; go test binaries never carry one)"
 	}
 	var mods []Module
 	for _, d := range bi.Deps {
