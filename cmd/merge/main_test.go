@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -88,9 +89,11 @@ func TestShardedEvalEqualsUnsharded(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			runDir := t.TempDir()
-			common := append([]string{"-run", runDir, "-workers", "2", "-embed-dim", "64"}, c.flags...)
-			runCmd(t, train, append(common, "-method", "samem", "-iterations", "2", "-per-type", "1")...)
-			evalArgs := append(common, "-method", "samem,nomemory", "-tasks", "8")
+			// slices.Concat: each argument list its own array (the parts
+			// are started at once).
+			common := slices.Concat([]string{"-run", runDir, "-workers", "2", "-embed-dim", "64"}, c.flags)
+			runCmd(t, train, slices.Concat(common, []string{"-method", "samem", "-iterations", "2", "-per-type", "1"})...)
+			evalArgs := slices.Concat(common, []string{"-method", "samem,nomemory", "-tasks", "8"})
 			runCmd(t, eval, evalArgs...)
 			dirs := []string{filepath.Join(runDir, "eval", "valid_unseen-tasks=8")}
 			if c.flags != nil {
@@ -115,7 +118,7 @@ func TestShardedEvalEqualsUnsharded(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					outs[i], errs[i] = exec.Command(eval, append(evalArgs, "-shard", fmt.Sprintf("%d/3", i))...).CombinedOutput()
+					outs[i], errs[i] = exec.Command(eval, slices.Concat(evalArgs, []string{"-shard", fmt.Sprintf("%d/3", i)})...).CombinedOutput()
 				}()
 			}
 			wg.Wait()
@@ -148,15 +151,15 @@ func TestMergeRefusesPartsThatDoNotBelong(t *testing.T) {
 	train, eval := binary(t, "train"), binary(t, "eval")
 	runDir := t.TempDir()
 	common := []string{"-run", runDir, "-workers", "2", "-embed-dim", "64"}
-	runCmd(t, train, append(common, "-method", "samem", "-iterations", "1", "-per-type", "1")...)
-	runCmd(t, eval, append(common, "-method", "samem,nomemory", "-tasks", "6", "-shard", "0/2")...)
+	runCmd(t, train, slices.Concat(common, []string{"-method", "samem", "-iterations", "1", "-per-type", "1"})...)
+	runCmd(t, eval, slices.Concat(common, []string{"-method", "samem,nomemory", "-tasks", "6", "-shard", "0/2"})...)
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"-run", runDir}, &stdout, &stderr); code == 0 || !bytes.Contains(stderr.Bytes(), []byte("part 1/2 missing")) {
 		t.Errorf("merge with a part missing: exit %d\n%s", code, stderr.String())
 	}
 	// Part 1/2 of another list (other methods) in the same directory.
 	other := filepath.Join(runDir, "eval", "valid_unseen-tasks=6"+app.ShardsSuffix, "1-of-2")
-	runCmd(t, eval, append(common, "-method", "nomemory", "-tasks", "6", "-shard", "1/2")...)
+	runCmd(t, eval, slices.Concat(common, []string{"-method", "nomemory", "-tasks", "6", "-shard", "1/2"})...)
 	if _, err := os.Stat(other); err != nil {
 		t.Fatal(err)
 	}
