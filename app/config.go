@@ -208,6 +208,9 @@ func (c Config) Validate() error {
 	if strings.TrimSpace(c.Run) == "" {
 		return bad("run", "the run directory must not be empty")
 	}
+	if c.Shard.N < 0 || c.Shard.N > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.N) {
+		return bad("shard", "%d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.N)
+	}
 	if c.Workers < 1 {
 		return bad("workers", "%d: need at least 1", c.Workers)
 	}
