@@ -608,10 +608,21 @@ func scoreStepPlot(d Data) (drawing, error) {
 		if err != nil {
 			return drawing{}, err
 		}
-		c, dash, _ := style(n)
+		// Its glyph every few steps (at other steps for each method): the
+		// curves stay apart where they overlap, in grey too.
+		c, dash, glyph := style(n)
 		l.Color, l.Dashes, l.Width = c, dash, lineWidth(n)
-		p.Add(l)
-		p.Legend.Add(m.Name, l)
+		marks := make(plotter.XYs, 0, len(pts)/5+1)
+		for i := n % 5; i < len(pts); i += 5 {
+			marks = append(marks, pts[i])
+		}
+		sc, err := plotter.NewScatter(marks)
+		if err != nil {
+			return drawing{}, err
+		}
+		sc.Color, sc.Shape, sc.Radius = c, glyph, vg.Points(3)
+		p.Add(l, sc)
+		p.Legend.Add(m.Name, l, sc)
 		n++
 	}
 	if n == 0 {
