@@ -1,0 +1,6 @@
+package summarize
+
+import "github.com/samem/trainer/internal/promptset"
+
+// The prompt templates are recorded for provenance (internal/promptset).
+func init() { promptset.Register("summarize", promptFS, "prompts/*.tmpl") }
