@@ -93,3 +93,33 @@ func TestCodeOfBuildInfo(t *testing.T) {
 		t.Errorf("without VCS stamps: %+v", c)
 	}
 }
+
+// TestEveryPromptRegistered: every prompt template and answer schema in a
+// prompts/ folder of the module is in the provenance record's hashes, so a
+// role package added without registering its files is caught.
+func TestEveryPromptRegistered(t *testing.T) {
+	files, err := filepath.Glob("../*/prompts/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob("../internal/*/prompts/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
+	hashes := promptset.Hashes()
+	n := 0
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".tmpl") && !strings.HasSuffix(f, ".schema.json") {
+			continue
+		}
+		n++
+		name := filepath.Base(filepath.Dir(filepath.Dir(f))) + "/" + filepath.Base(f)
+		if hashes[name] == "" {
+			t.Errorf("%s is not registered with internal/promptset (as %s)", f, name)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no prompt files found under ../*/prompts/")
+	}
+}
