@@ -10,6 +10,8 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/autoguide"
+	autoguideoff "github.com/samem/trainer/autoguide/offline"
 	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/baseline"
 	baselineoff "github.com/samem/trainer/baseline/offline"
@@ -74,6 +76,11 @@ var registry = map[string]entry{
 			return nil, &SettingError{Flag: "planner", Reason: err.Error()}
 		}
 		return m, err
+	}},
+	// AutoGuide (Fu et al. 2024; seed 002 B.2): context-aware guidelines
+	// from pairs of trials, selected by context at every step.
+	autoguide.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return autoguide.New(cfg.AutoGuide, autoguide.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: autoguideoff.Roles{}})
 	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
