@@ -10,9 +10,9 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/autoguide"
 	autoguideoff "github.com/samem/trainer/autoguide/offline"
-	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/baseline"
 	baselineoff "github.com/samem/trainer/baseline/offline"
 	"github.com/samem/trainer/clin"

@@ -111,11 +111,11 @@ type Step struct {
 
 // Trajectory is one trial of a training task.
 type Trajectory struct {
-	Task   string
-	Trial  int
-	Won    bool
-	Score  float64
-	Steps  []Step
+	Task  string
+	Trial int
+	Won   bool
+	Score float64
+	Steps []Step
 }
 
 // better reports whether a has a strictly higher return than b: a win

@@ -89,12 +89,18 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 		name string
 		err  func() error
 	}{
-		{ContextsFile, func() error { return checkpoints.WriteFile(ctx, filepath.Join(dir, ContextsFile), ctxs, checkpoints.WriteOptions{}) }},
+		{ContextsFile, func() error {
+			return checkpoints.WriteFile(ctx, filepath.Join(dir, ContextsFile), ctxs, checkpoints.WriteOptions{})
+		}},
 		{GuidelinesFile, func() error {
 			return checkpoints.WriteFile(ctx, filepath.Join(dir, GuidelinesFile), guides, checkpoints.WriteOptions{})
 		}},
-		{TasksFile, func() error { return checkpoints.WriteFile(ctx, filepath.Join(dir, TasksFile), tasks, checkpoints.WriteOptions{}) }},
-		{StepsFile, func() error { return checkpoints.WriteFile(ctx, filepath.Join(dir, StepsFile), steps, checkpoints.WriteOptions{}) }},
+		{TasksFile, func() error {
+			return checkpoints.WriteFile(ctx, filepath.Join(dir, TasksFile), tasks, checkpoints.WriteOptions{})
+		}},
+		{StepsFile, func() error {
+			return checkpoints.WriteFile(ctx, filepath.Join(dir, StepsFile), steps, checkpoints.WriteOptions{})
+		}},
 	} {
 		if err := f.err(); err != nil {
 			return fmt.Errorf("%s: save %s: %w", Name, f.name, err)
