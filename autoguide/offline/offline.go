@@ -11,16 +11,19 @@
 //     strategy being the offline thinker's thought behind that action;
 //   - select: the guidelines written most often for the context (the same
 //     text extracted from several pairs), up to k;
-//   - reflect: a template naming how many actions had no effect;
+//   - reflect: the status the failed trial ended in, to be handled
+//     otherwise next time;
 //   - the actor: SAMem's offline thinker (package thought/offline), whose
 //     strategy is the first selected guideline's when that guideline is
 //     one of this package's and its strategy applies here, else its own
-//     random choice. It does not read reflections.
+//     random choice; in training its random stream is the task's own until
+//     it reaches a status its reflections name (switchSource).
 package offline
 
 import (
 	"context"
-	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -203,37 +206,93 @@ func (Roles) Select(guides []string, _ string, _ []autoguide.Step, k int) []int 
 	return order
 }
 
-// Reflect implements autoguide.Offline: how many actions of the failed
-// trial had no effect, and the advice to try what was not tried.
-func (Roles) Reflect(_ envbridge.Task, steps []autoguide.Step) string {
-	n, wasted := 0, 0
-	for _, s := range steps {
-		if s.Action == "" {
-			continue
-		}
-		n++
-		if noEffect(s.Text) {
-			wasted++
-		}
-	}
-	if n == 0 {
+// Reflect implements autoguide.Offline: the status the failed trial ended
+// in, where something else should be tried next time. The offline actor
+// reads it (stuckAt).
+func (r Roles) Reflect(task envbridge.Task, steps []autoguide.Step) string {
+	if len(steps) < 2 {
 		return ""
 	}
-	return fmt.Sprintf("The attempt failed after %d actions, %d of which had no effect. Next time, check the places not visited yet and do not repeat actions that changed nothing.", n, wasted)
+	// The status after the last action: Step.Context is the status before it.
+	return stuckPrefix + r.context(task, steps) + stuckSuffix
+}
+
+// context is the household status when the task's goal reads as one, else
+// the generic one.
+func (r Roles) context(task envbridge.Task, steps []autoguide.Step) string {
+	style := envbridge.StyleHousehold
+	if !belief.New(task.Goal).GoalOK {
+		style = envbridge.StyleFiction
+	}
+	return r.Context(task, style, steps)
+}
+
+const (
+	stuckPrefix = "The attempt failed while in this status: "
+	stuckSuffix = " Next time, try something other than what was done there."
+)
+
+// stuckAt are the statuses the offline reflections name.
+func stuckAt(reflections []string) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range reflections {
+		if s, ok := strings.CutPrefix(r, stuckPrefix); ok {
+			if s, ok = strings.CutSuffix(s, stuckSuffix); ok {
+				out[s] = true
+			}
+		}
+	}
+	return out
 }
 
 // Begin implements autoguide.Offline.
 func (Roles) Begin(s agent.Start) autoguide.Actor {
-	return &actor{th: thoughtoff.Thinker{}.Begin(s.Task, s.Style, s.Rand)}
+	h := fnv.New64a()
+	h.Write([]byte(s.Task.ID))
+	src := &switchSource{task: rand.NewPCG(h.Sum64(), 0x5eed), ep: s.Rand, switched: s.Mode == agent.Eval || s.Rand == nil}
+	if src.ep == nil {
+		src.ep = rand.New(rand.NewPCG(0, 0))
+	}
+	return &actor{task: s.Task, style: s.Style, src: src, th: thoughtoff.Thinker{}.Begin(s.Task, s.Style, rand.New(src))}
+}
+
+// switchSource is the offline actor's randomness in training: a stream of
+// the task's own until the agent first reaches a status its reflections
+// name, then the episode's. A task's trials thus share their steps up to
+// that status, as the trials of a model at temperature 0 share theirs
+// until a reflection makes one act otherwise, and differ from there:
+// AutoGuide's pairs then diverge where the failed trial went wrong. In
+// evaluation (no reflections) the episode's stream is used throughout.
+type switchSource struct {
+	task     rand.Source
+	ep       rand.Source
+	switched bool
+}
+
+func (s *switchSource) Uint64() uint64 {
+	if s.switched {
+		return s.ep.Uint64()
+	}
+	return s.task.Uint64()
 }
 
 type actor struct {
-	th thought.Session
+	task  envbridge.Task
+	style envbridge.Style
+	src   *switchSource
+	th    thought.Session
+	steps []autoguide.Step
 }
 
 // Act implements autoguide.Actor: the thinker follows the first selected
 // guideline of this package's form.
-func (a *actor) Act(ctx context.Context, obs envbridge.Observation, _ string, guides, _ []string) (agent.Decision, error) {
+func (a *actor) Act(ctx context.Context, obs envbridge.Observation, _ string, guides, reflections []string) (agent.Decision, error) {
+	if len(a.steps) == 0 {
+		a.steps = append(a.steps, autoguide.Step{Text: obs.Text})
+	}
+	if !a.src.switched && len(reflections) > 0 && stuckAt(reflections)[Roles{}.Context(a.task, a.style, a.steps)] {
+		a.src.switched = true
+	}
 	guide := ""
 	for _, g := range guides {
 		if guide = Strategy(g); guide != "" {
@@ -247,6 +306,7 @@ func (a *actor) Act(ctx context.Context, obs envbridge.Observation, _ string, gu
 	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: guide != "" && d.Thought == guide}, nil
 }
 
-// Observe implements autoguide.Actor; the thinker reads each observation
-// when it thinks.
-func (a *actor) Observe(string, string) {}
+// Observe implements autoguide.Actor.
+func (a *actor) Observe(action, text string) {
+	a.steps = append(a.steps, autoguide.Step{Action: action, Text: text})
+}
