@@ -42,7 +42,9 @@ func TestPromptsGolden(t *testing.T) {
 			return ActMessages(envbridge.StyleScience, actView{Goal: "boil water.", Context: "In a room without what the task needs.", Steps: []Step{{Text: "This room is called the hallway."}}, Admissible: []string{"look around", "go kitchen"}}, 50)
 		}},
 		{"context-household", func() ([]llm.Message, error) { return ContextMessages(envbridge.StyleHousehold, goal, steps, 50) }},
-		{"context-science", func() ([]llm.Message, error) { return ContextMessages(envbridge.StyleScience, "boil water.", steps[:1], 50) }},
+		{"context-science", func() ([]llm.Message, error) {
+			return ContextMessages(envbridge.StyleScience, "boil water.", steps[:1], 50)
+		}},
 		{"context-fiction", func() ([]llm.Message, error) { return ContextMessages(envbridge.StyleFiction, "", steps[:1], 50) }},
 		{"match", func() ([]llm.Message, error) {
 			return MatchMessages([]string{"At the start of the task.", "Searching for the object; it is not at this location."}, "Looking for the object; not here.")
