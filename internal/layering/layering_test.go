@@ -33,6 +33,8 @@ var cores = map[string][]string{
 	"kgplan":    nil,
 	// AutoGuide's actor is the ReAct asker of package thought.
 	"autoguide": {"thought"},
+	// CDMem's actor likewise.
+	"cdmem":     {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
