@@ -6,9 +6,9 @@
 //     observations, the functions "a Y <verb>s things" shown by
 //     "You heat the X using the Y." answers, and the actions with adjacent
 //     repeats merged;
-//   - reflect: after a success, the strategies the episode followed in
-//     order (the offline thinker's thoughts behind its actions, repeats
-//     merged): the key steps; after a failure, the kind of failure (search:
+//   - reflect: after a success, the key steps: the strategies (the offline
+//     thinker's thoughts) of the actions that changed what the agent knows,
+//     each once, in order; after a failure, the kind of failure (search:
 //     the object never found; operation: actions that did nothing; else
 //     planning) with the stage never reached;
 //   - the summaries: the set union of the lines (scene) or items (task
@@ -90,11 +90,19 @@ const (
 // Reflect implements cdmem.Offline.
 func (Roles) Reflect(task envbridge.Task, success bool, steps []cdmem.Step, _ cdmem.Expert, _ []string) string {
 	if success {
+		// The key steps: the strategies of the actions that changed what
+		// the agent knows (a new place, an opened receptacle, an object
+		// taken, processed or placed), each once, in order.
+		b := belief.New(task.Goal)
 		var strat []string
 		for _, s := range steps {
-			if th := strings.TrimSpace(s.Thought); th != "" && isStrategy(th) && (len(strat) == 0 || strat[len(strat)-1] != th) {
-				strat = append(strat, th)
+			before := b.Key()
+			b.Observe(s.Action, s.Text)
+			th := strings.TrimSpace(s.Thought)
+			if s.Action == "" || b.Key() == before || !isStrategy(th) || slices.Contains(strat, th) {
+				continue
 			}
+			strat = append(strat, th)
 		}
 		if len(strat) == 0 {
 			return ""
@@ -112,7 +120,7 @@ func (Roles) Reflect(task envbridge.Task, success bool, steps []cdmem.Step, _ cd
 	switch {
 	case !b.GoalOK:
 		return fmt.Sprintf("Planning failure: the task was not completed in %d steps; try other actions.", len(steps)-1)
-	case b.TargetSeenAt() == "" && !b.HoldingTarget() && len(b.Placed) == 0:
+	case b.TargetSeenAt() == "" && b.TargetHere() == "" && !b.HoldingTarget() && len(b.Placed) == 0:
 		return fmt.Sprintf("Search failure: the object was never found after visiting %d places; search the places not visited, opening closed ones.", len(b.Visited))
 	case nothing > 2:
 		return fmt.Sprintf("Operation failure: %d actions did nothing; act only where the action can work.", nothing)
