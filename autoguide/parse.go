@@ -29,31 +29,6 @@ const (
 	maxReflectionLen = 600
 )
 
-// tidy folds a parsed text to one trimmed line of valid UTF-8 without
-// markdown emphasis or surrounding quotes, cut to n bytes at a word boundary.
-func tidy(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	s = strings.NewReplacer("`", "", "**", "", "__", "").Replace(s)
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.TrimSpace(strings.Trim(s, `"'“”`))
-	return strings.TrimSpace(clip(s, n))
-}
-
-// clip cuts s to at most n bytes, at the last space when there is one.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := strings.LastIndexByte(s[:n], ' ')
-	if cut <= 0 {
-		cut = n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-	}
-	return strings.TrimSpace(s[:cut])
-}
-
 // after returns the text after the last occurrence of label (case
 // ignored), or s itself when the label is absent.
 func after(s, label string) (string, bool) {
@@ -71,11 +46,11 @@ func ParseContext(reply string) (string, error) {
 	s, _ := replyfmt.Clean(reply)
 	s, _ = after(s, "summarization:")
 	for _, l := range strings.Split(s, "\n") {
-		if l = tidy(l, maxContextLen); l != "" {
+		if l = replyfmt.OneLine(l, maxContextLen); l != "" {
 			return l, nil
 		}
 	}
-	return "", fmt.Errorf("context reply %q: %w", short(reply, 80), ErrNoContext)
+	return "", fmt.Errorf("context reply %q: %w", replyfmt.Short(reply, 80), ErrNoContext)
 }
 
 // ParseContextAnswer reads a context identification answer: the JSON's
@@ -113,11 +88,11 @@ func ParseMatch(reply string, n int) (int, error) {
 		return -1, nil
 	}
 	if num == nil {
-		return -1, fmt.Errorf("match reply %q: %w", short(reply, 80), ErrNoMatch)
+		return -1, fmt.Errorf("match reply %q: %w", replyfmt.Short(reply, 80), ErrNoMatch)
 	}
 	i, err := strconv.Atoi(s[num[0]:num[1]])
 	if err != nil || i < 0 || i >= n {
-		return -1, fmt.Errorf("match reply %q: number out of 0-%d: %w", short(reply, 80), n-1, ErrNoMatch)
+		return -1, fmt.Errorf("match reply %q: number out of 0-%d: %w", replyfmt.Short(reply, 80), n-1, ErrNoMatch)
 	}
 	return i, nil
 }
@@ -145,10 +120,10 @@ func ParseGuideline(reply string) (string, error) {
 	s = strings.NewReplacer("**", "", "__", "").Replace(s)
 	g, ok := after(s, "guideline:")
 	if ok {
-		g = tidy(g, maxGuidelineLen)
+		g = replyfmt.OneLine(g, maxGuidelineLen)
 	}
 	if !ok || g == "" {
-		return "", fmt.Errorf("guideline reply %q: %w", short(reply, 80), ErrNoGuideline)
+		return "", fmt.Errorf("guideline reply %q: %w", replyfmt.Short(reply, 80), ErrNoGuideline)
 	}
 	return g, nil
 }
@@ -160,9 +135,9 @@ func ParseGuidelineAnswer(a replyfmt.Answer) (string, bool, error) {
 		Guideline string `json:"guideline"`
 	}
 	if a.Structured && replyfmt.Decode(a.Text, &v) {
-		g := tidy(v.Guideline, maxGuidelineLen)
+		g := replyfmt.OneLine(v.Guideline, maxGuidelineLen)
 		if g == "" {
-			return "", false, fmt.Errorf("guideline answer %q: %w", short(a.Text, 80), ErrNoGuideline)
+			return "", false, fmt.Errorf("guideline answer %q: %w", replyfmt.Short(a.Text, 80), ErrNoGuideline)
 		}
 		return g, false, nil
 	}
@@ -181,7 +156,7 @@ func ParseSelect(reply string, n int) ([]int, error) {
 	s, _ := replyfmt.Clean(reply)
 	lists := reList.FindAllStringSubmatch(s, -1)
 	if len(lists) == 0 {
-		return nil, fmt.Errorf("selection reply %q: %w", short(reply, 80), ErrNoSelection)
+		return nil, fmt.Errorf("selection reply %q: %w", replyfmt.Short(reply, 80), ErrNoSelection)
 	}
 	return indices(reNumber.FindAllString(lists[len(lists)-1][1], -1), n, reply)
 }
@@ -191,7 +166,7 @@ func indices(nums []string, n int, reply string) ([]int, error) {
 	for _, d := range nums {
 		i, err := strconv.Atoi(d)
 		if err != nil || i < 1 || i > n {
-			return nil, fmt.Errorf("selection reply %q: number %s out of 1-%d: %w", short(reply, 80), d, n, ErrNoSelection)
+			return nil, fmt.Errorf("selection reply %q: number %s out of 1-%d: %w", replyfmt.Short(reply, 80), d, n, ErrNoSelection)
 		}
 		if !containsInt(out, i-1) {
 			out = append(out, i-1)
@@ -236,9 +211,9 @@ func ParseReflection(reply string) (string, error) {
 	if i := fold.Index(s, "reflection:"); i >= 0 && i < 40 && i+len("reflection:") <= len(s) {
 		s = s[i+len("reflection:"):]
 	}
-	s = tidy(s, maxReflectionLen)
+	s = replyfmt.OneLine(s, maxReflectionLen)
 	if s == "" {
-		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrNoReflection)
+		return "", fmt.Errorf("reflection reply %q: %w", replyfmt.Short(reply, 80), ErrNoReflection)
 	}
 	return s, nil
 }
@@ -256,11 +231,4 @@ func ParseReflectionAnswer(a replyfmt.Answer) (string, bool, error) {
 	s, err := ParseReflection(a.Text)
 	_, repaired := replyfmt.Clean(a.Text)
 	return s, repaired, err
-}
-
-func short(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -28,35 +28,6 @@ const (
 	maxItems         = 12
 )
 
-func tidy(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	s = strings.NewReplacer("`", "", "**", "", "__", "").Replace(s)
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.TrimSpace(strings.Trim(s, `"'“”`))
-	return strings.TrimSpace(clip(s, n))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := strings.LastIndexByte(s[:n], ' ')
-	if cut <= 0 {
-		cut = n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-	}
-	return strings.TrimSpace(s[:cut])
-}
-
-func short(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
 var (
 	reLocations = regexp.MustCompile(`(?is)\(?1\)?\s*locations?\s*:(.*?)(?:\(?2\)?\s*functions?\s*:|expert\s+actions?\s*:|$)`)
 	reFunctions = regexp.MustCompile(`(?is)\(?2\)?\s*functions?\s*:(.*?)(?:expert\s+actions?\s*:|$)`)
@@ -73,19 +44,19 @@ func ParseExpert(reply string) (Expert, error) {
 	s = strings.NewReplacer("**", "", "__", "").Replace(s)
 	var ex Expert
 	if m := reLocations.FindStringSubmatch(s); m != nil {
-		ex.Locations = tidy(m[1], maxFieldLen)
+		ex.Locations = replyfmt.OneLine(m[1], maxFieldLen)
 	}
 	if m := reFunctions.FindStringSubmatch(s); m != nil {
-		ex.Functions = tidy(m[1], maxFieldLen)
+		ex.Functions = replyfmt.OneLine(m[1], maxFieldLen)
 	}
 	if m := reActions.FindStringSubmatch(s); m != nil {
-		ex.Actions = tidy(m[1], maxFieldLen)
+		ex.Actions = replyfmt.OneLine(m[1], maxFieldLen)
 	}
 	if ex == (Expert{}) {
-		ex.Actions = tidy(s, maxFieldLen)
+		ex.Actions = replyfmt.OneLine(s, maxFieldLen)
 	}
 	if ex == (Expert{}) {
-		return ex, fmt.Errorf("expert reply %q: %w", short(reply, 80), ErrNoExpert)
+		return ex, fmt.Errorf("expert reply %q: %w", replyfmt.Short(reply, 80), ErrNoExpert)
 	}
 	return ex, nil
 }
@@ -99,9 +70,9 @@ func ParseExpertAnswer(a replyfmt.Answer) (Expert, bool, error) {
 		Actions   string `json:"actions"`
 	}
 	if a.Structured && replyfmt.Decode(a.Text, &v) {
-		ex := Expert{Locations: tidy(v.Locations, maxFieldLen), Functions: tidy(v.Functions, maxFieldLen), Actions: tidy(v.Actions, maxFieldLen)}
+		ex := Expert{Locations: replyfmt.OneLine(v.Locations, maxFieldLen), Functions: replyfmt.OneLine(v.Functions, maxFieldLen), Actions: replyfmt.OneLine(v.Actions, maxFieldLen)}
 		if ex == (Expert{}) {
-			return ex, false, fmt.Errorf("expert answer %q: %w", short(a.Text, 80), ErrNoExpert)
+			return ex, false, fmt.Errorf("expert answer %q: %w", replyfmt.Short(a.Text, 80), ErrNoExpert)
 		}
 		return ex, false, nil
 	}
@@ -118,9 +89,9 @@ func ParseReflection(reply string) (string, error) {
 	if i := fold.Index(s, "reflection:"); i >= 0 && i < 40 {
 		s = s[i+len("reflection:"):]
 	}
-	s = tidy(s, maxReflectionLen)
+	s = replyfmt.OneLine(s, maxReflectionLen)
 	if s == "" {
-		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrNoReflection)
+		return "", fmt.Errorf("reflection reply %q: %w", replyfmt.Short(reply, 80), ErrNoReflection)
 	}
 	return s, nil
 }
@@ -147,9 +118,9 @@ func ParseScene(reply string) (string, error) {
 	if i := strings.LastIndex(fold.Lower(s), "summary:"); i >= 0 {
 		s = s[i+len("summary:"):]
 	}
-	s = tidy(s, maxSummaryLen)
+	s = replyfmt.OneLine(s, maxSummaryLen)
 	if s == "" {
-		return "", fmt.Errorf("scene summary reply %q: %w", short(reply, 80), ErrNoSummary)
+		return "", fmt.Errorf("scene summary reply %q: %w", replyfmt.Short(reply, 80), ErrNoSummary)
 	}
 	return s, nil
 }
@@ -186,12 +157,12 @@ func ParseGuidance(reply string) ([]string, error) {
 		if m == nil {
 			continue
 		}
-		if it := tidy(m[1], maxItemLen); it != "" && len(out) < maxItems {
+		if it := replyfmt.OneLine(m[1], maxItemLen); it != "" && len(out) < maxItems {
 			out = append(out, it)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("task summary reply %q: %w", short(reply, 80), ErrNoGuidance)
+		return nil, fmt.Errorf("task summary reply %q: %w", replyfmt.Short(reply, 80), ErrNoGuidance)
 	}
 	return out, nil
 }
@@ -205,12 +176,12 @@ func ParseGuidanceAnswer(a replyfmt.Answer) ([]string, bool, error) {
 	if a.Structured && replyfmt.Decode(a.Text, &v) {
 		var out []string
 		for _, g := range v.Guidance {
-			if it := tidy(g, maxItemLen); it != "" && len(out) < maxItems {
+			if it := replyfmt.OneLine(g, maxItemLen); it != "" && len(out) < maxItems {
 				out = append(out, it)
 			}
 		}
 		if len(out) == 0 {
-			return nil, false, fmt.Errorf("task summary answer %q: %w", short(a.Text, 80), ErrNoGuidance)
+			return nil, false, fmt.Errorf("task summary answer %q: %w", replyfmt.Short(a.Text, 80), ErrNoGuidance)
 		}
 		return out, false, nil
 	}
