@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/autoguide"
 	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/cdmem"
 	"github.com/samem/trainer/clin"
 	"github.com/samem/trainer/kgplan"
 	"github.com/samem/trainer/llm"
@@ -93,6 +95,10 @@ type Config struct {
 	AriGraph arigraph.Config `json:"arigraph"`
 	// MemStream configures the memory stream (seed 001).
 	MemStream memstream.Config `json:"memstream,omitzero"`
+	// AutoGuide configures autoguide (Fu et al. 2024).
+	AutoGuide autoguide.Config `json:"autoguide,omitzero"`
+	// CDMem configures cdmem (Gao et al. 2025).
+	CDMem cdmem.Config `json:"cdmem,omitzero"`
 	// The baselines' settings.
 	FullHistory baseline.FullHistoryConfig `json:"fullhistory,omitzero"`
 	Summary     baseline.SummaryConfig     `json:"summary,omitzero"`
@@ -397,7 +403,7 @@ func (l LLMConfig) validate() error {
 // ModelRoles are the accounting names of the roles that ask a chat model,
 // as -max-tokens names them: a role ("summarize", "clin.controller") is
 // named by itself or by the part before its dot.
-var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory"}
+var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory", "autoguide", "cdmem"}
 
 var reEffort = regexp.MustCompile(`^[a-z][a-z_-]{0,19}$`)
 

@@ -11,8 +11,12 @@ import (
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	arioff "github.com/samem/trainer/arigraph/offline"
+	"github.com/samem/trainer/autoguide"
+	autoguideoff "github.com/samem/trainer/autoguide/offline"
 	"github.com/samem/trainer/baseline"
 	baselineoff "github.com/samem/trainer/baseline/offline"
+	"github.com/samem/trainer/cdmem"
+	cdmemoff "github.com/samem/trainer/cdmem/offline"
 	"github.com/samem/trainer/clin"
 	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
@@ -74,6 +78,16 @@ var registry = map[string]entry{
 			return nil, &SettingError{Flag: "planner", Reason: err.Error()}
 		}
 		return m, err
+	}},
+	// AutoGuide (Fu et al. 2024; seed 002 B.2): context-aware guidelines
+	// from pairs of trials, selected by context at every step.
+	autoguide.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return autoguide.New(cfg.AutoGuide, autoguide.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: autoguideoff.Roles{}})
+	}},
+	// CDMem (Gao et al. 2025; seed 002 B.2): scene and task-type memories
+	// from expert, short-term and long-term encodings.
+	cdmem.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return cdmem.New(cfg.CDMem, cdmem.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: cdmemoff.Roles{}})
 	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed

@@ -31,6 +31,10 @@ var cores = map[string][]string{
 	"arigraph":  nil,
 	"memstream": nil,
 	"kgplan":    nil,
+	// AutoGuide's actor is the ReAct asker of package thought.
+	"autoguide": {"thought"},
+	// CDMem's actor likewise.
+	"cdmem":     {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
