@@ -20,6 +20,7 @@ import (
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/expel"
 	"github.com/samem/trainer/kgplan"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/local"
@@ -83,6 +84,8 @@ type Config struct {
 	AriGraph arigraph.Config `json:"arigraph"`
 	// MemStream configures the memory stream (seed 001).
 	MemStream memstream.Config `json:"memstream,omitzero"`
+	// ExpeL configures expel and its ablations (Zhao et al. 2024).
+	ExpeL expel.Config `json:"expel,omitzero"`
 	// The baselines' settings.
 	FullHistory baseline.FullHistoryConfig `json:"fullhistory,omitzero"`
 	Summary     baseline.SummaryConfig     `json:"summary,omitzero"`

@@ -17,6 +17,8 @@ import (
 	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/expel"
+	expeloff "github.com/samem/trainer/expel/offline"
 	"github.com/samem/trainer/forget"
 	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
@@ -75,6 +77,12 @@ var registry = map[string]entry{
 		}
 		return m, err
 	}},
+	// ExpeL (Zhao et al. 2024; seed 002 B.2's task-level baseline): insights
+	// extracted from gathered successes and failures, similar successes
+	// retrieved by task text.
+	expel.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return expel.New(cfg.ExpeL, expelDeps(b))
+	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
@@ -96,6 +104,12 @@ var registry = map[string]entry{
 // clin/offline for the offline backend.
 func clinDeps(b *Backend) clin.Deps {
 	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
+}
+
+// expelDeps are ExpeL's models on the backend, with the roles of package
+// expel/offline for the offline backend.
+func expelDeps(b *Backend) expel.Deps {
+	return expel.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: expeloff.Roles()}
 }
 
 // baselineDeps are the baselines' models on the backend, with the roles of

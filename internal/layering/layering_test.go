@@ -31,6 +31,7 @@ var cores = map[string][]string{
 	"arigraph":  nil,
 	"memstream": nil,
 	"kgplan":    nil,
+	"expel":     {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
