@@ -67,6 +67,7 @@ type llmSession struct {
 	start agent.Start
 	guide Guidance
 	tr    Trajectory
+	last  string // the thought of the last decision, for its step in the transcript
 }
 
 // ActView is what the actor's prompt shows at one step.
@@ -125,12 +126,14 @@ func (s *llmSession) Act(ctx context.Context, obs envbridge.Observation) (Decisi
 	if err != nil {
 		return Decision{}, err
 	}
+	s.last = d.Thought
 	// The model is shown every item of its guidance at every step.
 	return Decision{Decision: agent.Decision{Thought: d.Thought, Action: d.Action}, Used: used}, nil
 }
 
 func (s *llmSession) Observe(action, text string) {
-	s.tr.Steps = append(s.tr.Steps, Step{Action: action, Text: text})
+	s.tr.Steps = append(s.tr.Steps, Step{Thought: s.last, Action: action, Text: text})
+	s.last = ""
 }
 
 type llmReflector struct {
