@@ -38,56 +38,25 @@ func Roles() expel.Roles {
 	return expel.Roles{Actor: Actor{}, Reflector: Reflector{}, Extractor: Extractor{}}
 }
 
-// Situations of a household task, in the order a task goes through them.
+// The situations of a household task (belief.Situations), as the rules
+// name them.
 const (
-	sitSearchClosed = "the target object has not been found and the receptacle here is closed"
-	sitSearch       = "the target object has not been found yet"
-	sitSeen         = "the target object was seen elsewhere and nothing is carried"
-	sitHere         = "the target object is here and nothing is carried"
-	sitAtAppliance  = "carrying the target object that still needs cleaning, heating or cooling, at the right appliance"
-	sitProcess      = "carrying the target object that still needs cleaning, heating or cooling"
-	sitLampHere     = "holding the target object in a task that needs light, with a light source here"
-	sitLamp         = "holding the target object in a task that needs light"
-	sitDestClosed   = "carrying the target object at a closed destination"
-	sitDest         = "carrying the target object at the destination"
-	sitCarry        = "carrying the target object away from the destination"
-	sitOther        = "carrying something that is not the target object"
+	sitSearchClosed = belief.SitSearchClosed
+	sitSearch       = belief.SitSearch
+	sitSeen         = belief.SitSeen
+	sitHere         = belief.SitHere
+	sitAtAppliance  = belief.SitAtAppliance
+	sitProcess      = belief.SitProcess
+	sitLampHere     = belief.SitLampHere
+	sitLamp         = belief.SitLamp
+	sitDestClosed   = belief.SitDestClosed
+	sitDest         = belief.SitDest
+	sitCarry        = belief.SitCarry
 )
 
-// situations lists them in task order, for a stable order of operations.
-var situations = []string{sitSearchClosed, sitSearch, sitSeen, sitHere, sitAtAppliance, sitProcess, sitLampHere, sitLamp, sitDestClosed, sitDest, sitCarry, sitOther}
+var situations = belief.Situations
 
-// situation reads b's situation; "" when the goal is not a household goal.
-func situation(b *belief.Belief) string {
-	if !b.GoalOK {
-		return ""
-	}
-	switch {
-	case b.HoldingTarget() && b.NeedsProcessing() && b.AtAppliance():
-		return sitAtAppliance
-	case b.HoldingTarget() && b.NeedsProcessing():
-		return sitProcess
-	case b.HoldingTarget() && b.Goal.Lamp != "" && !b.LampOn && b.Lamp() != "":
-		return sitLampHere
-	case b.HoldingTarget() && b.Goal.Lamp != "" && !b.LampOn:
-		return sitLamp
-	case b.HoldingTarget() && b.AtDestination() && b.AtClosed():
-		return sitDestClosed
-	case b.HoldingTarget() && b.AtDestination():
-		return sitDest
-	case b.HoldingTarget():
-		return sitCarry
-	case b.Holding != "":
-		return sitOther
-	case b.TargetHere() != "":
-		return sitHere
-	case b.TargetSeenAt() != "":
-		return sitSeen
-	case b.AtClosed():
-		return sitSearchClosed
-	}
-	return sitSearch
-}
+func situation(b *belief.Belief) string { return b.Situation() }
 
 // progress is the thought that moves a stalled situation on, for the
 // reflection: what a reader of the task's text would plan.
