@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/awm"
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/clin"
 	"github.com/samem/trainer/expel"
@@ -86,6 +87,8 @@ type Config struct {
 	MemStream memstream.Config `json:"memstream,omitzero"`
 	// ExpeL configures expel and its ablations (Zhao et al. 2024).
 	ExpeL expel.Config `json:"expel,omitzero"`
+	// AWM configures awm (Wang et al. 2025).
+	AWM awm.Config `json:"awm,omitzero"`
 	// The baselines' settings.
 	FullHistory baseline.FullHistoryConfig `json:"fullhistory,omitzero"`
 	Summary     baseline.SummaryConfig     `json:"summary,omitzero"`

@@ -11,6 +11,8 @@ import (
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	arioff "github.com/samem/trainer/arigraph/offline"
+	"github.com/samem/trainer/awm"
+	awmoff "github.com/samem/trainer/awm/offline"
 	"github.com/samem/trainer/baseline"
 	baselineoff "github.com/samem/trainer/baseline/offline"
 	"github.com/samem/trainer/clin"
@@ -82,6 +84,11 @@ var registry = map[string]entry{
 	// retrieved by task text.
 	expel.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return expel.New(cfg.ExpeL, expelDeps(b))
+	}},
+	// Agent Workflow Memory (Wang et al. 2025; seed 002 B.2's other
+	// task-level memory): workflows induced from each task type's successes.
+	awm.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return awm.New(cfg.AWM, awm.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: awmoff.Roles()})
 	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed

@@ -32,6 +32,7 @@ var cores = map[string][]string{
 	"memstream": nil,
 	"kgplan":    nil,
 	"expel":     {"thought"},
+	"awm":       {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
