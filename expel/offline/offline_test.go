@@ -27,7 +27,7 @@ func newMethod(t *testing.T, cfg expel.Config) *expel.Method {
 }
 
 // splits is the household world (seed 1), perType training tasks of each
-// type and the first evalN valid_unseen tasks.
+// type and the first evalN valid_unseen tasks of each type.
 func splits(t *testing.T, perType, evalN int) (envbridge.Suite, []envbridge.Task, []envbridge.Task) {
 	t.Helper()
 	suite, err := household.New(household.Config{Seed: 1})
@@ -42,7 +42,7 @@ func splits(t *testing.T, perType, evalN int) (envbridge.Suite, []envbridge.Task
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite, runner.PerType(all, perType), unseen[:evalN]
+	return suite, runner.PerType(all, perType), runner.PerType(unseen, evalN)
 }
 
 func actions(eps []runner.Episode) [][]string {
@@ -62,7 +62,7 @@ func actions(eps []runner.Episode) [][]string {
 // differs from the full method.
 func TestTrainedMemoryChangesEval(t *testing.T) {
 	ctx := context.Background()
-	suite, train, unseen := splits(t, 2, 24)
+	suite, train, unseen := splits(t, 2, 4)
 	m := newMethod(t, expel.Config{})
 	if _, err := runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: train, Iterations: 3, Workers: 1, Seed: 1, Dir: t.TempDir()}); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestTrainedMemoryChangesEval(t *testing.T) {
 	}
 	trained, ts := eval(m)
 	empty, es := eval(newMethod(t, expel.Config{}))
-	t.Logf("valid_unseen[:24] success: trained %.2f, empty %.2f", ts.SuccessRate, es.SuccessRate)
+	t.Logf("valid_unseen (4 per type) success: trained %.2f, empty %.2f", ts.SuccessRate, es.SuccessRate)
 	if slices.EqualFunc(actions(trained), actions(empty), slices.Equal) {
 		t.Fatal("evaluation with the trained memory decided exactly as with an empty one")
 	}
