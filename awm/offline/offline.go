@@ -9,8 +9,8 @@
 // replaced by variables ({target object}, {destination}, {appliance},
 // {light source}, {receptacle}); runs of steps with the same situation and
 // thought are one step; trajectories with the same abstract action
-// sequence give one workflow. The actor follows, in each situation, the
-// thought the shown workflows' steps give it most often, through SAMem's offline
+// sequence give one workflow. The actor follows the shown workflows step by
+// step where its situation matches (Actor), through SAMem's offline
 // thinker (which explores where the step has no action). Outside the
 // household world no situation can be read: the inducer writes nothing and
 // the actor is the offline thinker alone.
@@ -67,6 +67,17 @@ func isStrategy(th string) bool {
 	return false
 }
 
+// advanced reports whether a step moved the task on: it changed the
+// situation, or, while searching, what the agent knows (a receptacle seen).
+// A step that only changed what the agent knows elsewhere (searching while
+// carrying the target) is a detour, not a step of the workflow.
+func advanced(before, after string, learned bool) bool {
+	if before != after {
+		return true
+	}
+	return learned && (before == belief.SitSearch || before == belief.SitSearchClosed)
+}
+
 // steps reduces a success to its workflow steps.
 func steps(t awm.Trajectory) []awm.WStep {
 	b := belief.New(t.Goal)
@@ -76,7 +87,7 @@ func steps(t awm.Trajectory) []awm.WStep {
 		sit, key := b.Situation(), b.Key()
 		act := abstract(b, s.Action)
 		b.Observe(s.Action, s.Text)
-		if sit == "" || b.Key() == key || !isStrategy(s.Thought) {
+		if sit == "" || !isStrategy(s.Thought) || !advanced(sit, b.Situation(), key != b.Key()) {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].State == sit && out[n-1].Reasoning == s.Thought {
@@ -118,15 +129,19 @@ func (Inducer) Induce(_ context.Context, in awm.InduceInput) ([]awm.Workflow, er
 	return out, nil
 }
 
-// Actor is the offline actor: the offline thinker, guided in each
-// situation by the thought the shown workflows give it most often.
+// Actor is the offline actor: the offline thinker, guided by the shown
+// workflows. It follows them in order: in a situation, the next step
+// written for it after the last step it followed in the same workflow;
+// when no workflow has one ahead, the thought the steps give the situation
+// most often (ties: the first shown).
 type Actor struct{}
 
-type guide struct{ thought, id string }
+type guide struct {
+	thought, id string
+	wf, step    int // the workflow (index in the shown list) and step
+}
 
-// Begin implements awm.Actor. In each situation the rule is the thought
-// the shown workflows' steps give it most often (ties: the first shown),
-// credited to the first workflow that gives it.
+// Begin implements awm.Actor.
 func (Actor) Begin(s agent.Start, ws []awm.Shown) awm.Session {
 	type vote struct {
 		g     guide
@@ -134,18 +149,21 @@ func (Actor) Begin(s agent.Start, ws []awm.Shown) awm.Session {
 		order int
 	}
 	votes := map[string]map[string]*vote{}
+	steps := map[string][]guide{} // by situation, in workflow and step order
 	n := 0
-	for _, w := range ws {
-		for _, st := range w.Workflow.Steps {
+	for i, w := range ws {
+		for j, st := range w.Workflow.Steps {
 			if st.State == "" || !isStrategy(st.Reasoning) {
 				continue
 			}
+			g := guide{st.Reasoning, w.ID, i, j}
+			steps[st.State] = append(steps[st.State], g)
 			if votes[st.State] == nil {
 				votes[st.State] = map[string]*vote{}
 			}
 			v := votes[st.State][st.Reasoning]
 			if v == nil {
-				v = &vote{g: guide{st.Reasoning, w.ID}, order: n}
+				v = &vote{g: g, order: n}
 				votes[st.State][st.Reasoning] = v
 				n++
 			}
@@ -162,7 +180,10 @@ func (Actor) Begin(s agent.Start, ws []awm.Shown) awm.Session {
 		}
 		rules[sit] = best.g
 	}
-	se := &session{th: thoughtoff.Thinker{}.Begin(s.Task, s.Style, s.Rand), rules: rules}
+	se := &session{th: thoughtoff.Thinker{}.Begin(s.Task, s.Style, s.Rand), rules: rules, steps: steps, last: make([]int, len(ws))}
+	for i := range se.last {
+		se.last[i] = -1
+	}
 	if s.Style == envbridge.StyleHousehold {
 		se.b = belief.New(s.Task.Goal)
 	}
@@ -173,7 +194,24 @@ type session struct {
 	th      thought.Session
 	b       *belief.Belief
 	rules   map[string]guide
+	steps   map[string][]guide
+	last    []int // per shown workflow, the last step followed
 	started bool
+}
+
+// next is the guide for situation sit: the nearest step ahead in a
+// workflow, else the situation's most given thought.
+func (e *session) next(sit string) guide {
+	best, found := guide{}, false
+	for _, g := range e.steps[sit] {
+		if g.step > e.last[g.wf] && (!found || g.step-e.last[g.wf] < best.step-e.last[best.wf]) {
+			best, found = g, true
+		}
+	}
+	if found {
+		return best
+	}
+	return e.rules[sit]
 }
 
 // Act implements awm.Session.
@@ -184,7 +222,7 @@ func (e *session) Act(ctx context.Context, obs envbridge.Observation) (awm.Decis
 	e.started = true
 	var g guide
 	if e.b != nil {
-		g = e.rules[e.b.Situation()]
+		g = e.next(e.b.Situation())
 	}
 	d, err := e.th.Think(ctx, thought.Input{Obs: obs, Guide: g.thought})
 	if err != nil {
@@ -193,6 +231,7 @@ func (e *session) Act(ctx context.Context, obs envbridge.Observation) (awm.Decis
 	out := awm.Decision{Decision: agent.Decision{Thought: d.Thought, Action: d.Action}}
 	if g.thought != "" && d.Thought == g.thought {
 		out.Used = []string{g.id}
+		e.last[g.wf] = max(e.last[g.wf], g.step)
 	}
 	return out, nil
 }
