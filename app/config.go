@@ -19,9 +19,11 @@ import (
 
 	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/autoguide"
+	"github.com/samem/trainer/awm"
 	"github.com/samem/trainer/baseline"
 	"github.com/samem/trainer/cdmem"
 	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/expel"
 	"github.com/samem/trainer/kgplan"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/local"
@@ -99,6 +101,10 @@ type Config struct {
 	AutoGuide autoguide.Config `json:"autoguide,omitzero"`
 	// CDMem configures cdmem (Gao et al. 2025).
 	CDMem cdmem.Config `json:"cdmem,omitzero"`
+	// ExpeL configures expel and its ablations (Zhao et al. 2024).
+	ExpeL expel.Config `json:"expel,omitzero"`
+	// AWM configures awm (Wang et al. 2025).
+	AWM awm.Config `json:"awm,omitzero"`
 	// The baselines' settings.
 	FullHistory baseline.FullHistoryConfig `json:"fullhistory,omitzero"`
 	Summary     baseline.SummaryConfig     `json:"summary,omitzero"`

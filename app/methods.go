@@ -13,6 +13,8 @@ import (
 	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/autoguide"
 	autoguideoff "github.com/samem/trainer/autoguide/offline"
+	"github.com/samem/trainer/awm"
+	awmoff "github.com/samem/trainer/awm/offline"
 	"github.com/samem/trainer/baseline"
 	baselineoff "github.com/samem/trainer/baseline/offline"
 	"github.com/samem/trainer/cdmem"
@@ -21,6 +23,8 @@ import (
 	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/expel"
+	expeloff "github.com/samem/trainer/expel/offline"
 	"github.com/samem/trainer/forget"
 	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
@@ -89,6 +93,17 @@ var registry = map[string]entry{
 	cdmem.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return cdmem.New(cfg.CDMem, cdmem.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: cdmemoff.Roles{}})
 	}},
+	// ExpeL (Zhao et al. 2024; seed 002 B.2's task-level baseline): insights
+	// extracted from gathered successes and failures, similar successes
+	// retrieved by task text.
+	expel.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return expel.New(cfg.ExpeL, expelDeps(b))
+	}},
+	// Agent Workflow Memory (Wang et al. 2025; seed 002 B.2's other
+	// task-level memory): workflows induced from each task type's successes.
+	awm.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return awm.New(cfg.AWM, awm.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: awmoff.Roles()})
+	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
@@ -110,6 +125,12 @@ var registry = map[string]entry{
 // clin/offline for the offline backend.
 func clinDeps(b *Backend) clin.Deps {
 	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
+}
+
+// expelDeps are ExpeL's models on the backend, with the roles of package
+// expel/offline for the offline backend.
+func expelDeps(b *Backend) expel.Deps {
+	return expel.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: expeloff.Roles()}
 }
 
 // baselineDeps are the baselines' models on the backend, with the roles of

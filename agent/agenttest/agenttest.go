@@ -413,6 +413,16 @@ func sameFiles(a, b map[string][]byte) string {
 
 // sameDecisions says where two lists of episodes first differ ("" when they
 // made the same decisions and reached the same outcomes).
+// showDecision prints a decision with what its Recall points to.
+func showDecision(d agent.Decision) string {
+	if d.Recall == nil {
+		return fmt.Sprintf("%+v", d)
+	}
+	r := d.Recall
+	d.Recall = nil
+	return fmt.Sprintf("%+v recall %+v", d, *r)
+}
+
 func sameDecisions(a, b []runner.Episode) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d episodes, then %d", len(a), len(b))
@@ -423,9 +433,10 @@ func sameDecisions(a, b []runner.Episode) string {
 			return fmt.Sprintf("episode %d: task %s trial %d, then task %s trial %d", i, x.Task.ID, x.Trial, y.Task.ID, y.Trial)
 		}
 		for j := range min(len(x.Transitions), len(y.Transitions)) {
-			// Recall is a pointer: decisions are compared by what it holds.
+			// Recall is a pointer: decisions are the same when what it
+			// points to is.
 			if dx, dy := x.Transitions[j].Decision, y.Transitions[j].Decision; !reflect.DeepEqual(dx, dy) {
-				return fmt.Sprintf("episode %d (%s) step %d: %+v (recall %+v), then %+v (recall %+v)", i, x.Task.ID, j, dx, dx.Recall, dy, dy.Recall)
+				return fmt.Sprintf("episode %d (%s) step %d: %s, then %s", i, x.Task.ID, j, showDecision(dx), showDecision(dy))
 			}
 		}
 		if !reflect.DeepEqual(x.Outcome, y.Outcome) {

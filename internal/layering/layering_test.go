@@ -35,6 +35,8 @@ var cores = map[string][]string{
 	"autoguide": {"thought"},
 	// CDMem's actor likewise.
 	"cdmem":     {"thought"},
+	"expel":     {"thought"},
+	"awm":       {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
