@@ -243,6 +243,15 @@ func (m *Machine) Global(n int) uint16 {
 	return m.PeekWord(m.hdr.Globals + 2*n)
 }
 
+// SetGlobal sets global variable n (0-239) to v; out of range it does
+// nothing. The driver marks globals with it on a snapshot it then restores.
+func (m *Machine) SetGlobal(n int, v uint16) {
+	if n < 0 || n > 239 {
+		return
+	}
+	m.setGlobal(n+16, v)
+}
+
 // PeekByte returns the byte at addr (0 outside memory). It stands for the
 // brief's ReadByte(addr int) byte: go vet's stdmethods check rejects a method
 // named ReadByte whose signature is not io.ByteReader's, so it has this name.
