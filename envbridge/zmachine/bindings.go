@@ -44,6 +44,7 @@ type Binding struct {
 	Verbs       []string    `json:"verbs,omitempty"`
 	Win         []string    `json:"win,omitempty"`
 	Death       []string    `json:"death,omitempty"`
+	DeathsGoOn  bool        `json:"deaths_go_on,omitempty"`
 }
 
 // ScoreSource says where a game's score is read.
@@ -96,7 +97,7 @@ func (g *Binding) check() error {
 		return fmt.Errorf("match %q: only textworld is known", g.Match)
 	}
 	switch g.Score.Source {
-	case "", "v3", "ending", "status":
+	case "", "v3", "ending", "status", "none":
 	case "global":
 		if g.Score.Global < 0 || g.Score.Global > 239 {
 			return fmt.Errorf("score global %d: want 0..239", g.Score.Global)
@@ -105,8 +106,9 @@ func (g *Binding) check() error {
 		if g.Score.Pattern == "" {
 			return fmt.Errorf("score source wording needs a pattern")
 		}
+	case "ask":
 	default:
-		return fmt.Errorf("unknown score source %q (known: v3, global, status, wording, ending)", g.Score.Source)
+		return fmt.Errorf("unknown score source %q (known: v3, global, status, wording, ending, ask, none)", g.Score.Source)
 	}
 	if g.Score.Pattern != "" {
 		re, err := regexp.Compile(g.Score.Pattern)

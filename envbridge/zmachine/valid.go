@@ -74,17 +74,38 @@ func (e *Env) ValidActions() ([]string, error) {
 
 // validActions is ValidActions on at most workers machines.
 func (e *Env) validActions(workers int) ([]string, error) {
+	r, err := e.search(workers, nil)
+	return r.actions, err
+}
+
+// searchResult is a valid-action search: the actions kept, the world each
+// leads to, the world of the state itself (as a turn that changes nothing
+// leaves it), and the worlds the extra actions lead to (ok false where one
+// could not be played).
+type searchResult struct {
+	actions []string
+	keys    []worldKey
+	base    worldKey
+	extra   []worldKey
+	extraOK []bool
+}
+
+// search tries the candidates, then the extra actions, from the current
+// state on at most workers machines.
+func (e *Env) search(workers int, extra []string) (searchResult, error) {
 	if e.closed {
-		return nil, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
+		return searchResult{}, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
 	}
 	vg := e.vm
 	if vg == nil {
-		return nil, fmt.Errorf("zmachine valid actions: %w", ErrNoMachine)
+		return searchResult{}, fmt.Errorf("zmachine valid actions: %w", ErrNoMachine)
 	}
 	if vg.halted || vg.waitKey {
-		return nil, nil
+		return searchResult{}, nil
 	}
 	cands := e.candidates()
+	nCand := len(cands)
+	cands = append(cands, extra...)
 	m := vg.m
 	snap := m.Snapshot()
 	saved := *vg
@@ -109,8 +130,7 @@ func (e *Env) validActions(workers int) ([]string, error) {
 		}
 	}
 	base := worldKey{tree: maskedHash(baseTree, mask)}
-	baseScore, _ := vg.score("", e.score, false)
-	base.score = baseScore
+	base.score = e.score
 
 	// Each candidate's world, or ok false when it could not be played.
 	keys := make([]worldKey, len(cands))
@@ -125,7 +145,7 @@ func (e *Env) validActions(workers int) ([]string, error) {
 		if err != nil {
 			return buf
 		}
-		sc, _ := g.score(text, e.score, false)
+		sc := g.candidateScore(text, e.score)
 		buf = treeBytes(g.m, n, buf)
 		keys[i], ok[i] = worldKey{tree: maskedHash(buf, mask), score: sc}, true
 		return buf
@@ -161,16 +181,17 @@ func (e *Env) validActions(workers int) ([]string, error) {
 		}
 		wg.Wait()
 	}
+	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:]}
 	seen := map[worldKey]bool{base: true}
-	var out []string
-	for i, c := range cands {
+	for i, c := range cands[:nCand] {
 		if !ok[i] || seen[keys[i]] {
 			continue
 		}
 		seen[keys[i]] = true
-		out = append(out, c)
+		r.actions = append(r.actions, c)
+		r.keys = append(r.keys, keys[i])
 	}
-	return out, nil
+	return r, nil
 }
 
 // minPerWorker is the fewest candidates worth another machine.
@@ -399,3 +420,21 @@ var notObject = map[string]bool{"all": true, "everything": true, "the": true, "y
 	"yourself": true, "her": true, "him": true, "them": true, "its": true, "any": true,
 	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true,
 	"and": true, "but": true, "your": true, "a": true, "an": true, "of": true, "my": true, "his": true, "their": true}
+
+// candidateScore is the score after a candidate's turn, for telling worlds
+// apart: as the game's source reads it, except that a game whose score is
+// asked is not asked again for every candidate (that would double the
+// search's cost): its score notice ("[Your score has just gone up by one
+// point.]") marks the change instead.
+func (g *vmGame) candidateScore(text string, prev float64) float64 {
+	if g.from != fromAsk {
+		sc, _ := g.score(text, prev, false)
+		return sc
+	}
+	for _, line := range lines(clip(text)) {
+		if hasScoreWord(line) && reNotice.MatchString(line) {
+			return prev + 0.5 // a change, whatever its size
+		}
+	}
+	return prev
+}
