@@ -3,6 +3,7 @@ package zmachine
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ type ReplayOptions struct {
 	// times the search, and measures whether the list holds the command
 	// played next.
 	Valid bool
+	// MaxSteps is the step limit; 0: none (the whole script is played,
+	// whatever the task's own limit).
+	MaxSteps int
 }
 
 // ReplayResult is what Replay saw.
@@ -88,6 +92,10 @@ const (
 // in-process interpreter.
 func Replay(ctx context.Context, env *Env, task envbridge.Task, commands []string, opts ReplayOptions) (ReplayResult, error) {
 	res := ReplayResult{Task: task.ID, Planned: len(commands)}
+	task.MaxSteps = opts.MaxSteps
+	if task.MaxSteps <= 0 {
+		task.MaxSteps = math.MaxInt32
+	}
 	if env.suite.cfg.dfrotz() {
 		return res, fmt.Errorf("zmachine replay: needs the in-process interpreter")
 	}

@@ -234,3 +234,7 @@ func roomOf(status []string) string {
 	}
 	return l
 }
+
+// Score returns the score and the maximum as they stand (after Reset: the
+// opening's, which some games already award).
+func (e *Env) Score() (score, max float64) { return e.score, e.maxScore }

@@ -1,0 +1,116 @@
+package zmachine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/internal/testenv"
+)
+
+// jerichoReach is where each walkthrough of ../shared/games/jericho/suite.json
+// ends: the score and the maximum the game itself reports (or, for a game
+// without a score of its own, Jericho's 1 for the win). A walkthrough that
+// ends below the maximum is Jericho's own: anchor, balances, curses,
+// lostpig, theatre and yomomma leave points behind; inhumane says "out of a
+// possible 300" where its nine traps give 90 (Jericho's maximum).
+var jerichoReach = map[string][2]float64{
+	"905": {1, 1}, "acorncourt": {30, 30}, "advent": {350, 350}, "adventureland": {100, 100},
+	"afflicted": {75, 75}, "anchor": {99, 100}, "awaken": {50, 50}, "balances": {50, 51},
+	"ballyhoo": {200, 200}, "curses": {450, 550}, "cutthroat": {250, 250}, "deephome": {300, 300},
+	"detective": {360, 360}, "dragon": {25, 25}, "enchanter": {400, 400}, "enter": {20, 20},
+	"gold": {100, 100}, "hhgg": {400, 400}, "hollywood": {150, 150}, "huntdark": {1, 1},
+	"infidel": {400, 400}, "inhumane": {90, 300}, "jewel": {90, 90}, "karn": {170, 170},
+	"library": {30, 30}, "loose": {50, 50}, "lostpig": {6, 7}, "ludicorp": {150, 150},
+	"lurking": {100, 100}, "moonlit": {1, 1}, "murdac": {250, 250}, "night": {10, 10},
+	"omniquest": {50, 50}, "partyfoul": {1, 1}, "pentari": {70, 70}, "planetfall": {80, 80},
+	"plundered": {25, 25}, "reverb": {50, 50}, "seastalker": {100, 100}, "sherlock": {100, 100},
+	"snacktime": {50, 50}, "sorcerer": {400, 400}, "spellbrkr": {600, 600}, "spirit": {250, 250},
+	"temple": {35, 35}, "theatre": {47, 50}, "trinity": {100, 100}, "tryst205": {350, 350},
+	"weapon": {1, 1}, "wishbringer": {100, 100}, "yomomma": {34, 35}, "zenon": {20, 20},
+	"zork1": {350, 350}, "zork2": {400, 400}, "zork3": {7, 7}, "ztuu": {100, 100},
+}
+
+// TestJerichoSuite replays, in parallel, the walkthrough of every game of
+// ../shared/games/jericho that suite.json has, as cmd/play -walkthrough
+// does: each ends done and won, at the score and maximum of jerichoReach,
+// and after every step the score, maximum and moves the driver reported
+// equal the game's own answer to the score command (asked on the machine
+// and undone; a game that answers none, or "out of a possible 0", is
+// checked at its ending only). Every game plays at the seed suite.json
+// gives (the bindings hold it). A story file without a walkthrough (lgop)
+// starts and takes a few commands.
+func TestJerichoSuite(t *testing.T) {
+	dir := filepath.Join(gamesDir(t), "jericho")
+	games, ok, err := ReadJericho(filepath.Join(dir, JerichoFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Need(t, ok, fmt.Sprintf("%s in %s (Jericho's walkthroughs)", JerichoFile, dir))
+	s, err := NewSuite(ctxT(t), Config{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := s.Tasks(envbridge.SplitTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	played := 0
+	for _, task := range tasks {
+		g := s.byID[task.ID]
+		jg, has := games[filepath.Base(g.file)]
+		if has {
+			played++
+		}
+		t.Run(task.Type, func(t *testing.T) {
+			t.Parallel()
+			env, err := s.OpenEnv(ctxT(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Close()
+			if !has {
+				res, err := Replay(ctxT(t), env, task, []string{"look", "inventory", "north", "take all"}, ReplayOptions{Check: true})
+				if err != nil || res.Played != 4 {
+					t.Fatalf("no walkthrough; four commands: played %d, %v", res.Played, err)
+				}
+				return
+			}
+			if task.Seed != jg.Seed {
+				t.Errorf("plays at seed %d, suite.json says %d", task.Seed, jg.Seed)
+			}
+			if task.OracleSteps != len(jg.Walkthrough) {
+				t.Errorf("OracleSteps %d, the walkthrough has %d commands", task.OracleSteps, len(jg.Walkthrough))
+			}
+			res, err := Replay(ctxT(t), env, task, jg.Walkthrough, ReplayOptions{Check: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range res.Mismatches {
+				t.Errorf("%s", m)
+			}
+			r := res.Last
+			if !r.Done || !r.Won || r.Lost || r.Truncated {
+				t.Fatalf("after %d of %d commands: done %v won %v lost %v truncated %v: %q",
+					res.Played, res.Planned, r.Done, r.Won, r.Lost, r.Truncated, tail(r.Text))
+			}
+			if left := res.Planned - res.Played; left > 0 && strings.TrimSpace(strings.Join(jg.Walkthrough[res.Played:], "")) != "" {
+				t.Errorf("won with %d commands left: %q", left, jg.Walkthrough[res.Played:])
+			}
+			want, ok := jerichoReach[task.Type]
+			if !ok {
+				t.Fatalf("jerichoReach has no entry for %s (won at %v of %v)", task.Type, r.Score, r.MaxScore)
+			}
+			if r.Score != want[0] || r.MaxScore != want[1] {
+				t.Errorf("won at %v of %v, want %v of %v", r.Score, r.MaxScore, want[0], want[1])
+			}
+			t.Logf("%d commands, won at %v of %v, %d steps checked against the game's answer (score from %s)",
+				res.Played, r.Score, r.MaxScore, res.Checked, s.ScoreSource(task.ID))
+		})
+	}
+	if played != len(games) {
+		t.Errorf("%d of suite.json's %d games have a story file here", played, len(games))
+	}
+}
