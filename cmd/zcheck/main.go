@@ -50,6 +50,8 @@ type options struct {
 	games    string
 	only     []string
 	valid    bool
+	every    int
+	budget   int
 	check    bool
 	parallel int
 	verbose  bool
@@ -62,6 +64,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.games, "games", "", "a story file or a `folder` of them (with suite.json: Jericho's walkthroughs)")
 	only := fs.String("only", "", "comma-separated game names to replay (default: every game with a walkthrough)")
 	fs.BoolVar(&o.valid, "valid", false, "measure the valid actions' recall and time at every step")
+	fs.IntVar(&o.budget, "valid-budget", 0, "with -valid, the instructions one search may spend (0: the driver's default, -1: no bound)")
+	fs.IntVar(&o.every, "valid-every", 1, "with -valid, measure at every `N`th step only (a quicker estimate)")
 	fs.BoolVar(&o.check, "check", true, "compare the score, maximum and moves with the game's own answer at every step")
 	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "games replayed at once (1 for timings on one core)")
 	fs.BoolVar(&o.verbose, "v", false, "print each game's score differences and missed commands")
@@ -112,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if o.valid && o.parallel > 1 {
 		fmt.Fprintf(stderr, "zcheck: %d games at once: the valid actions' times include waiting for a core (-parallel 1 for times on one core)\n", o.parallel)
 	}
-	s, err := zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: 1 << 30}, o.games)
+	s, err := zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: 1 << 30, ValidBudget: o.budget}, o.games)
 	if err != nil {
 		return 2, err
 	}
@@ -138,7 +142,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			t0 := time.Now()
 			outs[i] = replay(ctx, s, t, o)
+			if o.valid {
+				fmt.Fprintf(stderr, "zcheck: %s done in %.1f s\n", t.Type, time.Since(t0).Seconds())
+			}
 		}()
 	}
 	wg.Wait()
@@ -161,7 +169,7 @@ func replay(ctx context.Context, s *zmachine.Suite, t envbridge.Task, o options)
 		return out
 	}
 	defer env.Close()
-	out.res, out.err = zmachine.Replay(ctx, env, t, walk, zmachine.ReplayOptions{Check: o.check, Valid: o.valid})
+	out.res, out.err = zmachine.Replay(ctx, env, t, walk, zmachine.ReplayOptions{Check: o.check, Valid: o.valid, ValidEvery: o.every})
 	return out
 }
 

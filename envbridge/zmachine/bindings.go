@@ -45,6 +45,7 @@ type Binding struct {
 	Win         []string    `json:"win,omitempty"`
 	Death       []string    `json:"death,omitempty"`
 	DeathsGoOn  bool        `json:"deaths_go_on,omitempty"`
+	Player      int         `json:"player,omitempty"`
 }
 
 // ScoreSource says where a game's score is read.
@@ -122,6 +123,9 @@ func (g *Binding) check() error {
 	}
 	if g.MovesGlobal < 0 || g.MovesGlobal > 239 {
 		return fmt.Errorf("moves_global %d: want 0..239", g.MovesGlobal)
+	}
+	if g.Player < 0 {
+		return fmt.Errorf("player %d is negative", g.Player)
 	}
 	if g.MaxScore < 0 {
 		return fmt.Errorf("max_score %v is negative", g.MaxScore)

@@ -30,6 +30,7 @@ type Env struct {
 	roomTexts []string
 	roomBytes int
 	lastRoom  string
+	lastText  string // the last observation (valid actions try what it names first)
 
 	g        *game
 	maxSteps int

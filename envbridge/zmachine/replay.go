@@ -21,6 +21,9 @@ type ReplayOptions struct {
 	// times the search, and measures whether the list holds the command
 	// played next.
 	Valid bool
+	// ValidEvery measures the valid actions at every ValidEvery-th step
+	// only (0 or 1: at every step), for a quicker estimate.
+	ValidEvery int
 	// MaxSteps is the step limit; 0: none (the whole script is played,
 	// whatever the task's own limit).
 	MaxSteps int
@@ -147,7 +150,7 @@ func Replay(ctx context.Context, env *Env, task envbridge.Task, commands []strin
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if opts.Valid {
+		if opts.Valid && (opts.ValidEvery <= 1 || i%opts.ValidEvery == 0) {
 			res.Recall.observe(env, c)
 		}
 		r, err := env.Step(ctx, c)
@@ -168,14 +171,14 @@ func Replay(ctx context.Context, env *Env, task envbridge.Task, commands []strin
 // next from the same state, and counts the step.
 func (c *Recall) observe(env *Env, next string) {
 	t0 := time.Now()
-	sr, err := env.search(1, []string{sanitize(next)})
+	sr, err := env.search(1, []string{sanitize(next)}, false)
 	took := time.Since(t0)
 	if err != nil || len(sr.extra) == 0 || !sr.extraOK[0] {
 		return
 	}
 	c.Steps++
 	c.Times = append(c.Times, took)
-	c.Candidates += len(env.candidates())
+	c.Candidates += sr.tried
 	k := sr.extra[0]
 	tree, acts := k.tree != sr.base.tree, k != sr.base
 	listed := slices.Contains(normalizeAll(sr.actions), NormalizeCommand(next))

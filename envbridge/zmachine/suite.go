@@ -39,6 +39,10 @@ type Config struct {
 	// ValidActions fills every observation's Admissible list with the valid
 	// actions (in-process only; see Env.ValidActions).
 	ValidActions bool
+	// ValidBudget bounds the Z-machine instructions one valid-action search
+	// spends on its candidates (the last candidate tried is the one that
+	// passes it): 0 is DefaultValidBudget, a negative value no bound.
+	ValidBudget int
 	// Args are the interpreter's options before the seed and the story file.
 	// Default: -m (no MORE prompts) -p (plain ASCII) -q (quiet) -Z 0 (no
 	// interpreter warnings in the game text). The seed goes as "-s SEED" and
@@ -77,6 +81,21 @@ var (
 	// ErrNoGames is returned for a folder without story files.
 	ErrNoGames = errors.New("no story files")
 )
+
+// DefaultValidBudget is the default Config.ValidBudget: 3,000,000
+// instructions, some 25 ms on one core.
+const DefaultValidBudget = 3_000_000
+
+// validBudget is the search's budget in instructions; 0 for none.
+func (c Config) validBudget() uint64 {
+	switch {
+	case c.ValidBudget < 0:
+		return 0
+	case c.ValidBudget == 0:
+		return DefaultValidBudget
+	}
+	return uint64(c.ValidBudget)
+}
 
 // dfrotz reports whether games run as dfrotz child processes.
 func (c Config) dfrotz() bool { return c.Interpreter != "" && c.Interpreter != "zvm" }
@@ -151,6 +170,7 @@ type game struct {
 	scoreGlobal            int // the globals of fromGlobal, -1 for none
 	movesGlobal            int
 	jericho                *JerichoGame // the game's entry in its folder's JerichoFile, or nil
+	player                 playerWatch  // learnt by watching the player move
 }
 
 // Suite offers the games of one story file or of a folder of story files

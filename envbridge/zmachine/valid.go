@@ -1,13 +1,17 @@
 package zmachine
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"slices"
+
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/envbridge/zmachine/zvm"
 )
 
 // Valid actions, as Jericho's get_valid_actions (Hausknecht et al. 2020,
@@ -44,16 +48,7 @@ import (
 var (
 	validMoves = []string{"north", "south", "east", "west", "northeast", "northwest",
 		"southeast", "southwest", "up", "down", "in", "out"}
-	validAlone = []string{"stand", "sit", "jump", "pray", "dig", "swim", "climb", "exit", "sleep", "wake"}
-	validOne   = []string{"take", "drop", "open", "close", "push", "pull", "turn", "move", "eat",
-		"drink", "wear", "remove", "light", "extinguish", "enter", "climb", "kill", "attack",
-		"break", "lock", "unlock", "wave", "ring", "inflate", "deflate", "fill", "empty",
-		"shake", "rub", "burn", "search", "touch", "squeeze", "kiss", "buy", "cut", "switch"}
-	validTwo = []struct{ verb, prep string }{
-		{"put", "in"}, {"put", "on"}, {"unlock", "with"}, {"lock", "with"}, {"give", "to"},
-		{"throw", "at"}, {"attack", "with"}, {"tie", "to"}, {"cut", "with"}, {"open", "with"},
-		{"insert", "in"}, {"show", "to"},
-	}
+	moveAbbrevs = []string{"n", "s", "e", "w", "ne", "nw", "se", "sw", "u", "d", "in", "out"}
 )
 
 // maxValidObjects bounds the objects in view tried (the nearest first).
@@ -74,7 +69,7 @@ func (e *Env) ValidActions() ([]string, error) {
 
 // validActions is ValidActions on at most workers machines.
 func (e *Env) validActions(workers int) ([]string, error) {
-	r, err := e.search(workers, nil)
+	r, err := e.search(workers, nil, false)
 	return r.actions, err
 }
 
@@ -88,11 +83,13 @@ type searchResult struct {
 	base    worldKey
 	extra   []worldKey
 	extraOK []bool
+	// candidates were made, tried of them played (the budget cuts).
+	candidates, tried int
 }
 
 // search tries the candidates, then the extra actions, from the current
 // state on at most workers machines.
-func (e *Env) search(workers int, extra []string) (searchResult, error) {
+func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult, error) {
 	if e.closed {
 		return searchResult{}, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
 	}
@@ -103,7 +100,10 @@ func (e *Env) search(workers int, extra []string) (searchResult, error) {
 	if vg.halted || vg.waitKey {
 		return searchResult{}, nil
 	}
-	cands := e.candidates()
+	var cands []string
+	if !onlyExtra {
+		cands = e.candidates()
+	}
 	nCand := len(cands)
 	cands = append(cands, extra...)
 	m := vg.m
@@ -132,12 +132,27 @@ func (e *Env) search(workers int, extra []string) (searchResult, error) {
 	base := worldKey{tree: maskedHash(baseTree, mask)}
 	base.score = e.score
 
-	// Each candidate's world, or ok false when it could not be played.
+	// Each candidate's world, or ok false when it was not played; the
+	// instructions it ran. Candidates are tried in order until the
+	// instructions of those done pass the budget; the extra actions are
+	// always tried.
 	keys := make([]worldKey, len(cands))
 	ok := make([]bool, len(cands))
+	cost := make([]uint64, len(cands))
+	budget := e.suite.cfg.validBudget()
+	var spent atomic.Uint64
+	over := func() bool { return budget > 0 && spent.Load() > budget }
 	try := func(g *vmGame, from vmGame, i int, buf []byte) []byte {
+		if i < nCand && over() {
+			return buf
+		}
 		*g = from
 		g.m.Restore(snap)
+		e0 := g.m.Executed()
+		defer func() {
+			cost[i] = g.m.Executed() - e0
+			spent.Add(cost[i])
+		}()
 		if err := g.m.Input(cands[i]); err != nil {
 			return buf
 		}
@@ -147,7 +162,11 @@ func (e *Env) search(workers int, extra []string) (searchResult, error) {
 		}
 		sc := g.candidateScore(text, e.score)
 		buf = treeBytes(g.m, n, buf)
-		keys[i], ok[i] = worldKey{tree: maskedHash(buf, mask), score: sc}, true
+		tree := base.tree
+		if !bytes.Equal(buf, baseTree) { // most candidates change nothing
+			tree = maskedHash(buf, mask)
+		}
+		keys[i], ok[i] = worldKey{tree: tree, score: sc}, true
 		return buf
 	}
 	workers = min(workers, maxValidWorkers, (len(cands)+minPerWorker-1)/minPerWorker)
@@ -181,9 +200,25 @@ func (e *Env) search(workers int, extra []string) (searchResult, error) {
 		}
 		wg.Wait()
 	}
-	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:]}
+	// The list is the candidates up to the first whose instructions,
+	// added to those of all before it, pass the budget: the same whatever
+	// the workers (a worker stops taking candidates only once the
+	// candidates done pass the budget, so every one before the cut was
+	// played).
+	tried := nCand
+	if budget > 0 {
+		var sum uint64
+		for i := 0; i < nCand; i++ {
+			sum += cost[i]
+			if sum > budget {
+				tried = i + 1
+				break
+			}
+		}
+	}
+	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
 	seen := map[worldKey]bool{base: true}
-	for i, c := range cands[:nCand] {
+	for i, c := range cands[:tried] {
 		if !ok[i] || seen[keys[i]] {
 			continue
 		}
@@ -209,91 +244,255 @@ type worldKey struct {
 	score float64
 }
 
-// candidates builds the candidate actions of the current state.
+// candidates builds the candidate actions of the current state, in the
+// order they are tried: the directions the dictionary holds, then the
+// templates (the game's grammar from its JerichoFile entry, else
+// defaultTemplates) tier by tier, filled with the objects in view: "take"
+// only with objects not carried and "drop" only with carried ones; a
+// two-object template with a carried object and one in view ("put OBJ in
+// OBJ", "unlock OBJ with OBJ"), or for "from" with an object and what
+// holds it ("take OBJ from OBJ"). Each command once.
 func (e *Env) candidates() []string {
-	dict := e.vm.dictionary()
+	vg := e.vm
+	dict := vg.dictionary()
 	var out []string
-	for _, d := range validMoves {
-		if dict.has(d) {
-			out = append(out, d)
+	seen := map[string]bool{}
+	add := func(c string) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 	}
-	for _, v := range validAlone {
-		if dict.verb(v) {
-			out = append(out, v)
+	for i, d := range validMoves {
+		// a dictionary without "northeast" may know "ne"
+		if dict.has(d) {
+			add(d)
+		} else if a := moveAbbrevs[i]; dict.has(a) {
+			add(a)
 		}
 	}
 	w, err := e.World()
 	if err != nil {
 		return out
 	}
-	inView, held := objectsInView(w, dict)
+	inView, held, holder := objectsInView(w, dict, vg.localGlobals(w))
 	if len(inView) == 0 {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
 		// entering the room name stand for the objects in view.
 		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"), e.lastRoom)
 	}
-	one := validOne
-	if len(e.vm.b.Verbs) > 0 {
-		one = e.vm.b.Verbs
+	inView = salient(inView, e.lastText)
+	isHeld := map[string]bool{}
+	for _, h := range held {
+		isHeld[h] = true
 	}
-	for _, v := range one {
-		if !dict.verb(v) {
-			continue
+	var near, carried []string // in view and not carried; carried, salient first
+	for _, o := range inView {
+		if isHeld[o] {
+			carried = append(carried, o)
+		} else {
+			near = append(near, o)
 		}
+	}
+	ts := vg.templates(e.g)
+	for tier := tierTake; tier <= tierRest; tier++ {
+		var tier1, tier2 []template
+		for _, t := range ts {
+			if t.tier != tier {
+				continue
+			}
+			switch t.objs {
+			case 0:
+				add(t.fill())
+			case 1:
+				tier1 = append(tier1, t)
+			case 2:
+				tier2 = append(tier2, t)
+			}
+		}
+		// object by object, the most salient first
 		for _, o := range inView {
-			out = append(out, v+" "+o)
-		}
-	}
-	for _, t := range validTwo {
-		if !dict.verb(t.verb) || !dict.has(t.prep) {
-			continue
-		}
-		for _, a := range held {
-			for _, b := range inView {
-				if a != b {
-					out = append(out, t.verb+" "+a+" "+t.prep+" "+b)
+			for _, t := range tier1 {
+				switch t.String() {
+				case "take OBJ":
+					if isHeld[o] {
+						continue
+					}
+				case "drop OBJ":
+					if !isHeld[o] {
+						continue
+					}
 				}
+				add(t.fill(o))
+			}
+		}
+		for _, t := range tier2 {
+			switch {
+			case t.from:
+				for _, o := range near {
+					if h := holder[o]; h != "" {
+						add(t.fill(o, h))
+					}
+				}
+			case t.heldFirst:
+				for _, b := range near {
+					for _, a := range carried {
+						add(t.fill(a, b))
+					}
+				}
+			default:
+				for _, a := range near {
+					for _, b := range carried {
+						add(t.fill(a, b))
+					}
+				}
+			}
+		}
+		if tier == tierTake && len(inView) > 0 && dict.has("all") {
+			if len(near) > 1 {
+				add("take all")
+			}
+			if len(carried) > 1 {
+				add("drop all")
 			}
 		}
 	}
 	return out
 }
 
+// salient orders the names of objects: those the text names first, in the
+// order it names them, then the rest as they were.
+func salient(names []string, text string) []string {
+	low := strings.ToLower(clip(text))
+	type at struct {
+		name string
+		pos  int
+	}
+	var named []at
+	var rest []string
+	for _, n := range names {
+		if i := wordIndex(low, n); i >= 0 {
+			named = append(named, at{n, i})
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	slices.SortStableFunc(named, func(a, b at) int { return a.pos - b.pos })
+	out := make([]string, 0, len(names))
+	for _, a := range named {
+		out = append(out, a.name)
+	}
+	return append(out, rest...)
+}
+
+// wordIndex is the index of w in text as a whole word, or -1.
+func wordIndex(text, w string) int {
+	for from := 0; ; {
+		i := strings.Index(text[from:], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' }
+
+// templates are the game's templates: from its Jericho grammar when it has
+// one, else defaultTemplates whose words its dictionary holds (verbs as
+// verbs); read once per game.
+func (g *vmGame) templates(gm *game) []template {
+	if g.tmpl != nil {
+		return g.tmpl
+	}
+	dict := g.dictionary()
+	if gm != nil && gm.jericho != nil && gm.jericho.Grammar != "" {
+		g.tmpl = parseGrammar(gm.jericho.Grammar, dict.res)
+	} else {
+		verbs := g.b.Verbs
+		for _, t := range defaultTemplates {
+			if len(verbs) > 0 && t.objs == 1 && !slices.Contains(verbs, t.words[0]) {
+				continue
+			}
+			if len(verbs) > 0 && t.objs != 1 {
+				continue
+			}
+			if !dict.verb(t.words[0]) {
+				continue
+			}
+			good := true
+			for _, w := range t.words[1:] {
+				if w != "OBJ" && !dict.has(w) {
+					good = false
+				}
+			}
+			if good {
+				g.tmpl = append(g.tmpl, t)
+			}
+		}
+	}
+	if g.tmpl == nil {
+		g.tmpl = []template{}
+	}
+	return g.tmpl
+}
+
 // objectsInView names the objects under the player's room (breadth first,
-// the nearest first) and those the player holds, by dictionary words.
-func objectsInView(w World, dict *dictionary) (inView, held []string) {
+// the nearest first; then the room's local globals), those the player
+// holds, and for each object in view not held the name of the object in
+// view that holds it, by dictionary words.
+func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string) {
+	holder = map[string]string{}
 	if w.Location == 0 {
-		return nil, nil
+		return nil, nil, holder
 	}
 	children := map[int][]int{}
 	for _, o := range w.Objects {
 		children[o.Parent] = append(children[o.Parent], o.ID)
 	}
 	named := map[string]bool{}
+	nameOf := map[int]string{}
 	queue := []int{w.Location}
+	visit := func(c int) {
+		o, _ := w.Object(c)
+		word := dict.nameWord(o.Name)
+		if word == "" || named[word] {
+			return
+		}
+		named[word] = true
+		nameOf[c] = word
+		inView = append(inView, word)
+		if w.Player != 0 && o.Parent == w.Player {
+			held = append(held, word)
+		} else if p := nameOf[o.Parent]; p != "" && o.Parent != w.Location {
+			holder[word] = p
+		}
+	}
 	for len(queue) > 0 && len(inView) < maxValidObjects {
 		id := queue[0]
 		queue = queue[1:]
 		for _, c := range children[id] {
-			queue = append(queue, c)
 			if c == w.Player {
+				queue = append(queue, c)
 				continue
 			}
-			o, _ := w.Object(c)
-			word := dict.nameWord(o.Name)
-			if word == "" || named[word] {
-				continue
-			}
-			named[word] = true
-			inView = append(inView, word)
-			if w.Player != 0 && o.Parent == w.Player {
-				held = append(held, word)
-			}
+			queue = append(queue, c)
+			visit(c)
 		}
 	}
-	return inView, held
+	for _, g := range globals {
+		if len(inView) >= maxValidObjects {
+			break
+		}
+		visit(g)
+	}
+	return inView, held, holder
 }
 
 // dictionary is the game's dictionary as the valid-action search reads it.
@@ -437,4 +636,80 @@ func (g *vmGame) candidateScore(text string, prev float64) float64 {
 		}
 	}
 	return prev
+}
+
+// localGlobals are the objects the room at w.Location lists as its local
+// globals: Infocom's rooms name the things that belong to several rooms
+// (zork1's white house, a door between two rooms) in a property, GLOBAL,
+// and keep those objects under one object of their own, not in the room.
+// The property is found once per game, by its shape: on the rooms that
+// have it (objects beside the present room), its bytes are objects that
+// nearly all (nine in ten: a door may have moved) share one parent, which
+// is not the object that holds the rooms; the property most rooms have, at
+// least three. A game
+// without such a property (Inform, which moves its doors into the room)
+// has none.
+func (g *vmGame) localGlobals(w World) []int {
+	if w.Location == 0 {
+		return nil
+	}
+	if !g.lgKnown {
+		g.lgKnown = true
+		g.lgProp = findLocalGlobals(g.m, w)
+	}
+	if g.lgProp == 0 {
+		return nil
+	}
+	var out []int
+	for _, b := range g.m.Property(w.Location, g.lgProp) {
+		if int(b) >= 1 && int(b) <= len(w.Objects) {
+			out = append(out, int(b))
+		}
+	}
+	return out
+}
+
+func findLocalGlobals(m *zvm.Machine, w World) int {
+	parent := func(id int) int {
+		if o, ok := w.Object(id); ok {
+			return o.Parent
+		}
+		return -1
+	}
+	rooms := parent(w.Location)
+	maxProp := 63
+	if m.Version() <= 3 {
+		maxProp = 31
+	}
+	best, bestN := 0, 2
+	for p := 1; p <= maxProp; p++ {
+		n, values := 0, 0
+		parents := map[int]int{}
+		for id := 1; id <= len(w.Objects); id++ {
+			if parent(id) != rooms {
+				continue // not a room
+			}
+			b := m.Property(id, p)
+			if b == nil {
+				continue
+			}
+			for _, x := range b {
+				parents[parent(int(x))]++
+				values++
+			}
+			n++
+		}
+		lg, most := 0, 0
+		for par, k := range parents {
+			if k > most || k == most && par < lg {
+				lg, most = par, k
+			}
+		}
+		// nearly all (a door may have moved into a room) under one
+		// object that is no room holder
+		if n > bestN && lg > 0 && lg != rooms && most*10 >= values*9 {
+			best, bestN = p, n
+		}
+	}
+	return best
 }

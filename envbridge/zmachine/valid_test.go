@@ -51,8 +51,11 @@ func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
 					}
 				}
 			}
-			if len(env.vm.clones) != maxValidWorkers-1 {
-				t.Errorf("%d clones kept, want %d (8 workers asked, at most %d)", len(env.vm.clones), maxValidWorkers-1, maxValidWorkers)
+			// 8 workers asked: at most maxValidWorkers machines, one per
+			// minPerWorker candidates
+			want := min(maxValidWorkers, (len(env.candidates())+minPerWorker-1)/minPerWorker) - 1
+			if len(env.vm.clones) != want {
+				t.Errorf("%d clones kept, want %d", len(env.vm.clones), want)
 			}
 			if env.vm.m.WorldHash() != before {
 				t.Error("valid actions changed the game")
@@ -115,4 +118,33 @@ func FuzzNounsIn(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseGrammar: Jericho's verb grammar becomes templates written with
+// the words players type: synonyms chosen, cut words written out, phrasal
+// verbs kept only in their usual forms, meta commands and topics left out,
+// and each template classed for the search's order.
+func TestParseGrammar(t *testing.T) {
+	g := "carry/catch/get/grab/hold/remove/take OBJ;drop/releas OBJ;climb/sit/carry/catch/get/grab/hold/remove/take in OBJ;" +
+		"carry/catch/get/grab/hold/remove/take out OBJ;flip/set/shut/turn on OBJ;flip/set/shut/turn OBJ on;" +
+		"hide/insert/place/put/stuff OBJ in OBJ;lock OBJ with OBJ;carry/catch/get/grab/hold/remove/take OBJ from OBJ;" +
+		"descri/examin/what/whats OBJ;ask/tell OBJ about OBJ;donate/feed/give/offer/hand OBJ OBJ;" +
+		"save;score;stand;frotz OBJ;gnusto OBJ;wait/z;diagno;q/quit;hop/skip"
+	var got []string
+	tiers := map[string]int{}
+	for _, tp := range parseGrammar(g, 6) {
+		got = append(got, tp.String())
+		tiers[tp.String()] = tp.tier
+	}
+	want := []string{"take OBJ", "drop OBJ", "get in OBJ", "get out OBJ", "turn on OBJ", "put OBJ in OBJ", "lock OBJ with OBJ",
+		"take OBJ from OBJ", "examine OBJ", "stand", "frotz OBJ", "gnusto OBJ", "wait", "hop"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("templates %q, want %q", got, want)
+	}
+	for tpl, tier := range map[string]int{"take OBJ": tierTake, "drop OBJ": tierTake, "get in OBJ": tierCore,
+		"put OBJ in OBJ": tierCore, "stand": tierAlone, "frotz OBJ": tierOwn, "examine OBJ": tierCore} {
+		if tiers[tpl] != tier {
+			t.Errorf("%s: tier %d, want %d", tpl, tiers[tpl], tier)
+		}
+	}
 }

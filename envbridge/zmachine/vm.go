@@ -46,7 +46,12 @@ type vmGame struct {
 	// clones are copies of m on which valid actions try candidates
 	// concurrently (valid.go), made once per game.
 	clones []*zvm.Machine
-	from   scoreFrom // where the score is read
+	from   scoreFrom  // where the score is read
+	tmpl   []template // the valid-action templates, made once per game
+	// lgProp is the property that lists a room's local globals (Infocom's
+	// GLOBAL), 0 when the game has none; lgKnown once it is looked for.
+	lgProp  int
+	lgKnown bool
 	// scoreGlobal and movesGlobal are the globals the score and moves are
 	// read from (fromGlobal), -1 for none.
 	scoreGlobal, movesGlobal int

@@ -90,6 +90,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 	}
 	vg := e.vm
 	atKey := vg.waitKey
+	upper := strings.Join(vg.status, "\n")
 	var (
 		out string
 		err error
@@ -103,7 +104,9 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
 	e.steps++
-	if atKey && vg.waitKey && strings.TrimSpace(out) == "" {
+	// A key that changed nothing, not even a menu drawn in the upper
+	// window, is said to be ignored.
+	if atKey && vg.waitKey && strings.TrimSpace(out) == "" && strings.Join(vg.status, "\n") == upper {
 		out = "[The game did not answer that key.]"
 	}
 	prev := e.score
@@ -211,6 +214,7 @@ const maxNounText = 8 << 10
 // status line names (valid actions read the nouns they name), at most
 // maxNounText bytes of the latest.
 func (e *Env) noteText(text, room string) {
+	e.lastText = text
 	if room == "" || room != e.lastRoom {
 		e.roomTexts, e.roomBytes, e.lastRoom = e.roomTexts[:0], 0, room
 	}

@@ -845,6 +845,7 @@ func (m *Machine) execVar(op int, n int) {
 			if m.screen.curCol < 0 {
 				m.screen.curCol = 0
 			}
+			m.screen.reach(m.screen.curRow)
 		}
 	case 16: // get_cursor
 		if m.need(n, 1, "get_cursor") {

@@ -262,6 +262,15 @@ func (m *Machine) PeekByte(addr int) byte {
 	return m.mem[addr]
 }
 
+// AppendMemory appends the n bytes of memory from addr to buf (those within
+// memory) and returns it.
+func (m *Machine) AppendMemory(buf []byte, addr, n int) []byte {
+	if addr < 0 || n <= 0 || addr >= len(m.mem) {
+		return buf
+	}
+	return append(buf, m.mem[addr:min(addr+n, len(m.mem))]...)
+}
+
 // PeekWord is ReadWord, named to match PeekByte.
 func (m *Machine) PeekWord(addr int) uint16 {
 	return uint16(m.PeekByte(addr))<<8 | uint16(m.PeekByte(addr+1))
