@@ -292,3 +292,22 @@ func TestNormalizeCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestDfrotzLine: a line for dfrotz repeats the last action for "again",
+// doubles backslashes and stays within dfrotz's input buffer.
+func TestDfrotzLine(t *testing.T) {
+	long := strings.Repeat("x", 189) + `\`
+	for _, c := range []struct{ action, last, want string }{
+		{"again", "open door", "open door"},
+		{"G", "open door", "open door"},
+		{"g", "", "g"},
+		{`say \q`, "", `say \\q`},
+		{strings.Repeat("a", 300), "", strings.Repeat("a", maxDfrotzBytes)},
+		{long, "", strings.Repeat("x", 189)},
+	} {
+		got := dfrotzLine(c.action, c.last)
+		if got != c.want || len(got) > maxDfrotzBytes {
+			t.Errorf("dfrotzLine(%q, %q) = %q, want %q", c.action, c.last, got, c.want)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func (c *Recall) Add(r Recall) {
 
 const (
 	maxMismatches = 20
-	maxMisses     = 40
+	maxMisses     = 400
 )
 
 // Replay resets env with task and plays commands in order, as a player would
@@ -203,7 +203,15 @@ func (c *Recall) observe(env *Env, next string) {
 		if matched {
 			c.TreeMatched++
 		} else if len(c.Misses) < maxMisses {
-			c.Misses = append(c.Misses, fmt.Sprintf("%q not in %q", next, sr.actions))
+			why := "not a candidate"
+			nc := NormalizeCommand(next)
+			for i, cand := range env.candidates() {
+				if NormalizeCommand(cand) == nc {
+					why = fmt.Sprintf("candidate %d of %d, %d tried", i+1, sr.candidates, sr.tried)
+					break
+				}
+			}
+			c.Misses = append(c.Misses, fmt.Sprintf("%q (%s) not in %q", next, why, sr.actions))
 		}
 	}
 }

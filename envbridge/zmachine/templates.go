@@ -83,13 +83,21 @@ var verbTier = map[string]int{
 // these among a slot's words, else the slot's first word. The words are
 // the ones walkthroughs and players type ("take", not "carry").
 var preferred = []string{
-	"take", "drop", "put", "open", "close", "examine", "look", "read", "push", "pull", "turn",
-	"move", "wear", "remove", "eat", "drink", "give", "show", "throw", "kill", "attack",
-	"unlock", "lock", "enter", "climb", "light", "search", "press", "insert", "get", "exit",
+	"take", "put", "unlock", "give", "drop", "open", "close", "examine", "look", "read", "push", "pull", "turn",
+	"move", "wear", "remove", "eat", "drink", "show", "throw", "kill", "attack",
+	"lock", "enter", "climb", "light", "search", "press", "insert", "get", "exit",
 	"switch", "fill", "empty", "tie", "untie", "wave", "touch", "rub", "shake", "cut", "burn",
 	"dig", "go", "sit", "stand", "listen", "smell", "kiss", "break", "blow", "ring", "wait",
 	"in", "into", "on", "onto", "to", "with", "at", "from", "out", "off", "up", "down", "under",
 	"behind", "over", "through",
+}
+
+// verbRank is a verb's place in preferred (after all of it when absent).
+func verbRank(v string) int {
+	if i := slices.Index(preferred, v); i >= 0 {
+		return i
+	}
+	return len(preferred)
 }
 
 // metaVerbs are the commands that play nothing in the story (they save,

@@ -3,6 +3,7 @@ package zmachine
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -54,6 +55,10 @@ var (
 // maxValidObjects bounds the objects in view tried (the nearest first).
 const maxValidObjects = 24
 
+// maxTextNouns bounds the things the last text names that no object in
+// view is called, tried as objects.
+const maxTextNouns = 6
+
 // ValidActions returns the actions that change the world now, tried from a
 // snapshot; the game is left exactly as it was. It needs the in-process
 // machine and a game waiting for a command.
@@ -100,12 +105,18 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	if vg.halted || vg.waitKey {
 		return searchResult{}, nil
 	}
-	var cands []string
+	var list []candidate
 	if !onlyExtra {
-		cands = e.candidates()
+		list = e.candidateList()
 	}
-	nCand := len(cands)
-	cands = append(cands, extra...)
+	nCand := len(list)
+	for _, x := range extra {
+		list = append(list, candidate{text: x})
+	}
+	cands := make([]string, len(list))
+	for i, c := range list {
+		cands[i] = c.text
+	}
 	m := vg.m
 	snap := m.Snapshot()
 	saved := *vg
@@ -115,18 +126,50 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	}()
 	n := m.NumObjects()
 	baseTree := treeBytes(m, n, nil)
-	// Bookkeeping the game does on any turn (Inform 7 marks objects as
-	// mentioned when it lists them) is no change: the bytes a "look" from
-	// the same snapshot changes are masked out, as Jericho masks per-game
-	// attribute bits.
-	mask := make([]bool, len(baseTree))
-	if err := m.Input("look"); err == nil {
-		if _, err := vg.run(); err == nil {
-			for i, b := range treeBytes(m, n, nil) {
-				if i < len(mask) && b != baseTree[i] {
-					mask[i] = true
-				}
+	// What the game does on any turn is no change: bookkeeping (Inform 7
+	// marks objects as mentioned when it lists them) and what happens
+	// while time passes (a wandering thief, a ticking device). The bits
+	// that "look" and "wait" change from the same snapshot are masked out
+	// ("look" takes no time in some games), as Jericho masks per-game
+	// attribute bits; an attribute either changes on two objects or more
+	// is bookkeeping and masked on every object.
+	mask := make([]byte, len(baseTree))
+	entry, attrBytes := 9, 4
+	if m.Version() > 3 {
+		entry, attrBytes = 14, 6
+	}
+	attrSeen := make([]byte, attrBytes) // bits changed on one object so far
+	attrMask := make([]byte, attrBytes) // bits changed on two or more
+	dict := vg.dictionary()
+	for _, c := range []string{"look", "wait"} {
+		if !dict.has(c) {
+			continue
+		}
+		m.Restore(snap)
+		*vg = saved
+		if err := m.Input(c); err != nil {
+			continue
+		}
+		if _, err := vg.run(); err != nil {
+			continue
+		}
+		for i, b := range treeBytes(m, n, nil) {
+			if i >= len(mask) || b == baseTree[i] {
+				continue
 			}
+			d := b ^ baseTree[i]
+			mask[i] |= d
+			if j := i % entry; j < attrBytes {
+				attrMask[j] |= attrSeen[j] & d
+				attrSeen[j] |= d
+			}
+		}
+	}
+	for i := range mask {
+		if j := i % entry; j < attrBytes {
+			mask[i] |= attrMask[j]
+		} else if mask[i] != 0 {
+			mask[i] = 0xff // a parent, sibling or child pointer: the whole byte
 		}
 	}
 	base := worldKey{tree: maskedHash(baseTree, mask)}
@@ -135,15 +178,77 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	// Each candidate's world, or ok false when it was not played; the
 	// instructions it ran. Candidates are tried in order until the
 	// instructions of those done pass the budget; the extra actions are
-	// always tried.
+	// always tried. An object the game says is not here (the parser's
+	// answer to a one-word-object command about it: "You can't see any
+	// such thing.") is not tried again in this search.
+	//
+	// So that the list is the same whatever the workers, what is skipped
+	// and where the budget cuts are decided along the done prefix of the
+	// candidates (the frontier): a worker stops only when the candidates
+	// before the frontier, all done, pass the budget, and skips a
+	// candidate only when an earlier one done found its object absent.
 	keys := make([]worldKey, len(cands))
 	ok := make([]bool, len(cands))
 	cost := make([]uint64, len(cands))
+	absent := make([]bool, len(cands))
 	budget := e.suite.cfg.validBudget()
-	var spent atomic.Uint64
-	over := func() bool { return budget > 0 && spent.Load() > budget }
+	var (
+		mu       sync.Mutex
+		done     = make([]bool, nCand)
+		frontier int
+		frontSum uint64
+		firstOut = map[string]int{} // along the frontier: object -> first candidate that found it absent
+		gone     = map[string]int{} // any done: object -> earliest candidate that found it absent
+	)
+	skipAt := func(i int) bool { // in order along the frontier
+		o := list[i].obj
+		if o == "" {
+			return false
+		}
+		if j, ok := firstOut[o]; ok && j < i {
+			return true
+		}
+		if absent[i] {
+			firstOut[o] = i
+		}
+		return false
+	}
+	start := func(i int) bool {
+		if i >= nCand {
+			return true
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for frontier < nCand && done[frontier] {
+			if !skipAt(frontier) {
+				frontSum += cost[frontier]
+			}
+			frontier++
+		}
+		if budget > 0 && frontSum > budget {
+			return false
+		}
+		if j, ok := gone[list[i].obj]; ok && j < i && list[i].obj != "" {
+			done[i] = true // ruled out: no instructions
+			return false
+		}
+		return true
+	}
+	finish := func(i int) {
+		if i >= nCand {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done[i] = true
+		if o := list[i].obj; absent[i] {
+			if j, ok := gone[o]; !ok || i < j {
+				gone[o] = i
+			}
+		}
+	}
 	try := func(g *vmGame, from vmGame, i int, buf []byte) []byte {
-		if i < nCand && over() {
+		if !start(i) {
 			return buf
 		}
 		*g = from
@@ -151,7 +256,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		e0 := g.m.Executed()
 		defer func() {
 			cost[i] = g.m.Executed() - e0
-			spent.Add(cost[i])
+			finish(i)
 		}()
 		if err := g.m.Input(cands[i]); err != nil {
 			return buf
@@ -159,6 +264,9 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		text, err := g.run()
 		if err != nil {
 			return buf
+		}
+		if i < nCand && list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {
+			absent[i] = true
 		}
 		sc := g.candidateScore(text, e.score)
 		buf = treeBytes(g.m, n, buf)
@@ -205,10 +313,26 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	// the workers (a worker stops taking candidates only once the
 	// candidates done pass the budget, so every one before the cut was
 	// played).
+	// The skips, in candidate order: a candidate about an object an
+	// earlier one found absent is out, and its instructions do not count.
+	first := map[string]int{}
+	skip := make([]bool, nCand)
+	for i := 0; i < nCand; i++ {
+		if o := list[i].obj; o != "" {
+			if j, ok := first[o]; ok && j < i {
+				skip[i] = true
+			} else if absent[i] {
+				first[o] = i
+			}
+		}
+	}
 	tried := nCand
 	if budget > 0 {
 		var sum uint64
 		for i := 0; i < nCand; i++ {
+			if skip[i] {
+				continue
+			}
 			sum += cost[i]
 			if sum > budget {
 				tried = i + 1
@@ -219,7 +343,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
 	seen := map[worldKey]bool{base: true}
 	for i, c := range cands[:tried] {
-		if !ok[i] || seen[keys[i]] {
+		if !ok[i] || skip[i] || seen[keys[i]] {
 			continue
 		}
 		seen[keys[i]] = true
@@ -253,16 +377,33 @@ type worldKey struct {
 // OBJ", "unlock OBJ with OBJ"), or for "from" with an object and what
 // holds it ("take OBJ from OBJ"). Each command once.
 func (e *Env) candidates() []string {
+	cs := e.candidateList()
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.text
+	}
+	return out
+}
+
+// candidate is a command the search tries, and the object it is about
+// ("" for none; a two-object command's first).
+type candidate struct {
+	text, obj string
+}
+
+// candidateList is candidates with each one's object.
+func (e *Env) candidateList() []candidate {
 	vg := e.vm
 	dict := vg.dictionary()
-	var out []string
+	var out []candidate
 	seen := map[string]bool{}
-	add := func(c string) {
+	addAbout := func(obj, c string) {
 		if !seen[c] {
 			seen[c] = true
-			out = append(out, c)
+			out = append(out, candidate{c, obj})
 		}
 	}
+	add := func(c string) { addAbout("", c) }
 	for i, d := range validMoves {
 		// a dictionary without "northeast" may know "ne"
 		if dict.has(d) {
@@ -281,6 +422,26 @@ func (e *Env) candidates() []string {
 		// table: the nouns of the dictionary that the observations since
 		// entering the room name stand for the objects in view.
 		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"), e.lastRoom)
+	}
+	// Things the last text names that no object in view is called
+	// (spells in a book, the far end of a room): tried after those.
+	if len(inView) > 0 {
+		have := map[string]bool{}
+		for _, o := range inView {
+			for _, w := range strings.Fields(o) {
+				have[w] = true
+			}
+		}
+		k := 0
+		for _, nn := range dict.nounsIn(e.lastText, e.lastRoom) {
+			f := strings.Fields(nn)
+			if have[f[len(f)-1]] || k >= maxTextNouns {
+				continue
+			}
+			inView = append(inView, f[len(f)-1])
+			have[f[len(f)-1]] = true
+			k++
+		}
 	}
 	inView = salient(inView, e.lastText)
 	isHeld := map[string]bool{}
@@ -324,7 +485,7 @@ func (e *Env) candidates() []string {
 						continue
 					}
 				}
-				add(t.fill(o))
+				addAbout(o, t.fill(o))
 			}
 		}
 		for _, t := range tier2 {
@@ -332,19 +493,19 @@ func (e *Env) candidates() []string {
 			case t.from:
 				for _, o := range near {
 					if h := holder[o]; h != "" {
-						add(t.fill(o, h))
+						addAbout(o, t.fill(o, h))
 					}
 				}
 			case t.heldFirst:
 				for _, b := range near {
 					for _, a := range carried {
-						add(t.fill(a, b))
+						addAbout(b, t.fill(a, b))
 					}
 				}
 			default:
 				for _, a := range near {
 					for _, b := range carried {
-						add(t.fill(a, b))
+						addAbout(a, t.fill(a, b))
 					}
 				}
 			}
@@ -440,13 +601,24 @@ func (g *vmGame) templates(gm *game) []template {
 	if g.tmpl == nil {
 		g.tmpl = []template{}
 	}
+	// Within a tier, the verbs players use most first.
+	slices.SortStableFunc(g.tmpl, func(a, b template) int {
+		if a.tier != b.tier {
+			return a.tier - b.tier
+		}
+		return verbRank(a.words[0]) - verbRank(b.words[0])
+	})
 	return g.tmpl
 }
 
 // objectsInView names the objects under the player's room (breadth first,
-// the nearest first; then the room's local globals), those the player
-// holds, and for each object in view not held the name of the object in
-// view that holds it, by dictionary words.
+// the nearest first, at most maxValidObjects; then the room's local
+// globals), those the player holds (at most maxValidObjects of what the
+// player carries), and for each object in view not held the name of the
+// object in view that holds it. An object is named by the last word of its short
+// name that the dictionary holds ("lantern"); objects that would share a
+// name are named with the word before it too ("yellow pill", "orange
+// pill"), as the game's parser needs to tell them apart.
 func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string) {
 	holder = map[string]string{}
 	if w.Location == 0 {
@@ -456,41 +628,75 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 	for _, o := range w.Objects {
 		children[o.Parent] = append(children[o.Parent], o.ID)
 	}
+	// The room's objects (not under the player), then what the player
+	// carries, breadth first; at most maxValidObjects named of each.
+	var ids []int
+	var words [][]string
+	count := map[string]int{}
+	seen := map[int]bool{w.Player: true}
+	collect := func(id int) bool {
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		o, _ := w.Object(id)
+		ws := dict.nameWords(o.Name)
+		if len(ws) == 0 {
+			return false
+		}
+		ids = append(ids, id)
+		words = append(words, ws)
+		last := ws[len(ws)-1]
+		count[last]++
+		return count[last] == 1 // a new name (eight balsa beams are one)
+	}
+	bfs := func(root int) {
+		queue := []int{root}
+		n := 0
+		for len(queue) > 0 && n < maxValidObjects {
+			id := queue[0]
+			queue = queue[1:]
+			for _, c := range children[id] {
+				if c == w.Player {
+					continue
+				}
+				queue = append(queue, c)
+				if collect(c) {
+					n++
+				}
+			}
+		}
+	}
+	bfs(w.Location)
+	for _, g := range globals {
+		collect(g)
+	}
+	if w.Player != 0 {
+		bfs(w.Player)
+	}
 	named := map[string]bool{}
 	nameOf := map[int]string{}
-	queue := []int{w.Location}
-	visit := func(c int) {
-		o, _ := w.Object(c)
-		word := dict.nameWord(o.Name)
-		if word == "" || named[word] {
-			return
+	for i, id := range ids {
+		ws := words[i]
+		if len(ws) == 0 {
+			continue
 		}
-		named[word] = true
-		nameOf[c] = word
-		inView = append(inView, word)
+		name := ws[len(ws)-1]
+		if count[name] > 1 && len(ws) > 1 {
+			name = ws[len(ws)-2] + " " + name
+		}
+		if named[name] {
+			continue
+		}
+		named[name] = true
+		nameOf[id] = name
+		inView = append(inView, name)
+		o, _ := w.Object(id)
 		if w.Player != 0 && o.Parent == w.Player {
-			held = append(held, word)
+			held = append(held, name)
 		} else if p := nameOf[o.Parent]; p != "" && o.Parent != w.Location {
-			holder[word] = p
+			holder[name] = p
 		}
-	}
-	for len(queue) > 0 && len(inView) < maxValidObjects {
-		id := queue[0]
-		queue = queue[1:]
-		for _, c := range children[id] {
-			if c == w.Player {
-				queue = append(queue, c)
-				continue
-			}
-			queue = append(queue, c)
-			visit(c)
-		}
-	}
-	for _, g := range globals {
-		if len(inView) >= maxValidObjects {
-			break
-		}
-		visit(g)
 	}
 	return inView, held, holder
 }
@@ -550,16 +756,24 @@ func (d *dictionary) verb(w string) bool {
 	return f&0x40 != 0
 }
 
-// nameWord is the last word of an object's short name that the dictionary
-// holds, or "".
-func (d *dictionary) nameWord(name string) string {
-	ws := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+// nameWords are the words of an object's short name that the dictionary
+// holds and that name things (not "the", "of" ...), in order.
+func (d *dictionary) nameWords(name string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
-	})
-	for i := len(ws) - 1; i >= 0; i-- {
-		if d.has(ws[i]) {
-			return ws[i]
+	}) {
+		if d.has(w) && !notObject[w] {
+			out = append(out, w)
 		}
+	}
+	return out
+}
+
+// nameWord is the last of an object's nameWords, or "".
+func (d *dictionary) nameWord(name string) string {
+	if ws := d.nameWords(name); len(ws) > 0 {
+		return ws[len(ws)-1]
 	}
 	return ""
 }
@@ -615,7 +829,9 @@ var directionWords = map[string]bool{"north": true, "south": true, "east": true,
 	"ne": true, "nw": true, "se": true, "sw": true, "u": true, "d": true}
 
 // notObject are words dictionaries mark as nouns that name no object.
-var notObject = map[string]bool{"all": true, "everything": true, "the": true, "you": true,
+var notObject = map[string]bool{"all": true, "everything": true, "each": true, "every": true,
+	"inventory": true, "on": true, "off": true, "none": true, "nothing": true, "something": true,
+	"two": true, "three": true, "four": true, "five": true, "first": true, "second": true, "third": true, "the": true, "you": true,
 	"yourself": true, "her": true, "him": true, "them": true, "its": true, "any": true,
 	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true,
 	"and": true, "but": true, "your": true, "a": true, "an": true, "of": true, "my": true, "his": true, "their": true}
@@ -643,33 +859,58 @@ func (g *vmGame) candidateScore(text string, prev float64) float64 {
 // (zork1's white house, a door between two rooms) in a property, GLOBAL,
 // and keep those objects under one object of their own, not in the room.
 // The property is found once per game, by its shape: on the rooms that
-// have it (objects beside the present room), its bytes are objects that
-// nearly all (nine in ten: a door may have moved) share one parent, which
-// is not the object that holds the rooms; the property most rooms have, at
-// least three. A game
-// without such a property (Inform, which moves its doors into the room)
-// has none.
+// have it (objects beside the present room), its values, bytes (or, in a
+// game of more than 255 objects, words), are objects most of which (six in ten:
+// a door may have moved, a room list its neighbours) share one parent that
+// does not hold the rooms; the property most rooms have, at least three.
+// A game compiled by Inform 6 (its compiler's version stands in the
+// header; Inform moves its doors into the room) is not searched. Only the
+// values under that parent are listed.
 func (g *vmGame) localGlobals(w World) []int {
 	if w.Location == 0 {
 		return nil
 	}
 	if !g.lgKnown {
 		g.lgKnown = true
-		g.lgProp = findLocalGlobals(g.m, w)
+		if !g.dictionary().inform {
+			g.lg = findLocalGlobals(g.m, w)
+		}
 	}
-	if g.lgProp == 0 {
+	if g.lg.prop == 0 {
 		return nil
 	}
 	var out []int
-	for _, b := range g.m.Property(w.Location, g.lgProp) {
-		if int(b) >= 1 && int(b) <= len(w.Objects) {
-			out = append(out, int(b))
+	for _, x := range propObjects(g.m.Property(w.Location, g.lg.prop), g.lg.words) {
+		if o, ok := w.Object(x); ok && o.Parent == g.lg.parent {
+			out = append(out, x)
 		}
 	}
 	return out
 }
 
-func findLocalGlobals(m *zvm.Machine, w World) int {
+// lgFacts are where a game keeps its rooms' local globals.
+type lgFacts struct {
+	prop   int  // the property, 0 for none
+	words  bool // its values are words
+	parent int  // the object that holds the local globals
+}
+
+// propObjects reads a property's values as object numbers.
+func propObjects(b []byte, words bool) []int {
+	var out []int
+	if words {
+		for i := 0; i+1 < len(b); i += 2 {
+			out = append(out, int(b[i])<<8|int(b[i+1]))
+		}
+		return out
+	}
+	for _, x := range b {
+		out = append(out, int(x))
+	}
+	return out
+}
+
+func findLocalGlobals(m *zvm.Machine, w World) lgFacts {
 	parent := func(id int) int {
 		if o, ok := w.Object(id); ok {
 			return o.Parent
@@ -681,35 +922,48 @@ func findLocalGlobals(m *zvm.Machine, w World) int {
 	if m.Version() <= 3 {
 		maxProp = 31
 	}
-	best, bestN := 0, 2
+	best, bestN := lgFacts{}, 2
 	for p := 1; p <= maxProp; p++ {
-		n, values := 0, 0
-		parents := map[int]int{}
-		for id := 1; id <= len(w.Objects); id++ {
-			if parent(id) != rooms {
-				continue // not a room
-			}
-			b := m.Property(id, p)
-			if b == nil {
+		for _, words := range []bool{false, true} {
+			if words && len(w.Objects) <= 255 {
 				continue
 			}
-			for _, x := range b {
-				parents[parent(int(x))]++
-				values++
+			n, values := 0, 0
+			parents := map[int]int{}
+			for id := 1; id <= len(w.Objects); id++ {
+				if parent(id) != rooms {
+					continue // not a room
+				}
+				b := m.Property(id, p)
+				if b == nil || words && len(b)%2 != 0 {
+					continue
+				}
+				for _, x := range propObjects(b, words) {
+					parents[parent(x)]++
+					values++
+				}
+				n++
 			}
-			n++
-		}
-		lg, most := 0, 0
-		for par, k := range parents {
-			if k > most || k == most && par < lg {
-				lg, most = par, k
+			lg, most := 0, 0
+			for par, k := range parents {
+				if k > most || k == most && par < lg {
+					lg, most = par, k
+				}
 			}
-		}
-		// nearly all (a door may have moved into a room) under one
-		// object that is no room holder
-		if n > bestN && lg > 0 && lg != rooms && most*10 >= values*9 {
-			best, bestN = p, n
+			if n > bestN && lg > 1 && lg != rooms && most*10 >= values*6 {
+				best, bestN = lgFacts{prop: p, words: words, parent: lg}, n
+			}
 		}
 	}
 	return best
+}
+
+// reNotHere is the parser's answer to a command about a thing that is not
+// in view: Inform's "You can't see any such thing.", Infocom's "You can't
+// see any lamp here!", "I don't know the word".
+var reNotHere = regexp.MustCompile(`(?i)\b(?:can't|cannot|can not|don't|do not) see (?:any|that|such|no)\b|\bno such thing\b|\bdon't know the word\b|\b(?:isn't|is not|aren't|are not) here\b`)
+
+// notHere reports a turn's text that says the thing is not here.
+func notHere(text string) bool {
+	return len(text) < 400 && reNotHere.MatchString(text)
 }

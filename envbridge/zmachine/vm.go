@@ -48,9 +48,9 @@ type vmGame struct {
 	clones []*zvm.Machine
 	from   scoreFrom  // where the score is read
 	tmpl   []template // the valid-action templates, made once per game
-	// lgProp is the property that lists a room's local globals (Infocom's
-	// GLOBAL), 0 when the game has none; lgKnown once it is looked for.
-	lgProp  int
+	// lg is where the game lists a room's local globals (Infocom's
+	// GLOBAL); lgKnown once it is looked for.
+	lg      lgFacts
 	lgKnown bool
 	// scoreGlobal and movesGlobal are the globals the score and moves are
 	// read from (fromGlobal), -1 for none.

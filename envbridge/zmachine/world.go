@@ -294,12 +294,12 @@ func treeBytes(m *zvm.Machine, n int, buf []byte) []byte {
 	return m.AppendMemory(buf[:0], hd.ObjectTable+2*defaults, n*entry)
 }
 
-// maskedHash hashes tree bytes (FNV-1a), leaving out those mask marks.
-func maskedHash(tree []byte, mask []bool) uint64 {
+// maskedHash hashes tree bytes (FNV-1a), leaving out the bits mask sets.
+func maskedHash(tree, mask []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for i, b := range tree {
-		if i < len(mask) && mask[i] {
-			continue
+		if i < len(mask) {
+			b &^= mask[i]
 		}
 		h ^= uint64(b)
 		h *= 1099511628211
