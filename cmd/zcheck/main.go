@@ -178,7 +178,7 @@ func report(w io.Writer, outs []outcome, o options) int {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 	head := "game\tplayed\tend\tscore\tmax\tmoves\tchecked\tdiffer\t"
 	if o.valid {
-		head += "tree steps\tlisted %\tmatched %\tacts\tmatched %\tempty\tmedian ms\tmax ms\t"
+		head += "tree steps\tlisted %\tmatched %\tacts\tmatched %\tempty\tmedian ms\tmax ms\tcpu median\tcpu max\t"
 	}
 	fmt.Fprintln(tw, head)
 	status := 0
@@ -245,15 +245,17 @@ func report(w io.Writer, outs []outcome, o options) int {
 		}
 	}
 	if o.valid && len(all.Times) > 0 {
-		fmt.Fprintf(w, "valid actions: %d steps, %.1f candidates per step; tree-changing steps %d: listed %.1f %%, matched %.1f %%; empty where the walkthrough acts: %d; time per step median %.1f ms, slowest %.1f ms\n",
-			all.Steps, float64(all.Candidates)/float64(max(all.Steps, 1)), all.TreeSteps, pct(all.TreeListed, all.TreeSteps), pct(all.TreeMatched, all.TreeSteps), all.EmptyActs, ms(quantile(all.Times, 0.5)), ms(quantile(all.Times, 1)))
+		fmt.Fprintf(w, "valid actions: %d steps, %.1f candidates tried per step; tree-changing steps %d: listed %.1f %%, matched %.1f %%; empty where the walkthrough acts: %d; time per step median %.1f ms, slowest %.1f ms (CPU: median %.1f ms, slowest %.1f ms)\n",
+			all.Steps, float64(all.Candidates)/float64(max(all.Steps, 1)), all.TreeSteps, pct(all.TreeListed, all.TreeSteps), pct(all.TreeMatched, all.TreeSteps), all.EmptyActs,
+			ms(quantile(all.Times, 0.5)), ms(quantile(all.Times, 1)), ms(quantile(all.CPUTimes, 0.5)), ms(quantile(all.CPUTimes, 1)))
 	}
 	return status
 }
 
 func recallCells(r zmachine.Recall) string {
-	return fmt.Sprintf("%d\t%.1f\t%.1f\t%d\t%.1f\t%d\t%.1f\t%.1f\t", r.TreeSteps, pct(r.TreeListed, r.TreeSteps), pct(r.TreeMatched, r.TreeSteps),
-		r.ActSteps, pct(r.ActMatched, r.ActSteps), r.EmptyActs, ms(quantile(r.Times, 0.5)), ms(quantile(r.Times, 1)))
+	return fmt.Sprintf("%d\t%.1f\t%.1f\t%d\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t", r.TreeSteps, pct(r.TreeListed, r.TreeSteps), pct(r.TreeMatched, r.TreeSteps),
+		r.ActSteps, pct(r.ActMatched, r.ActSteps), r.EmptyActs, ms(quantile(r.Times, 0.5)), ms(quantile(r.Times, 1)),
+		ms(quantile(r.CPUTimes, 0.5)), ms(quantile(r.CPUTimes, 1)))
 }
 
 func pct(a, b int) float64 {

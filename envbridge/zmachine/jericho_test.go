@@ -114,3 +114,53 @@ func TestJerichoSuite(t *testing.T) {
 		t.Errorf("%d of suite.json's %d games have a story file here", played, len(games))
 	}
 }
+
+// TestQuestionMark: in the Infocom games whose interpreters dropped a
+// typed "?" (the bindings' question_mark), "look?" is "look" and "?" alone
+// is an empty command, as under Frotz.
+func TestQuestionMark(t *testing.T) {
+	_, env, _ := openFirst(t, filepath.Join(gamesDir(t), "jericho", "zork1.z5"), 100)
+	for _, c := range []struct{ action, want string }{
+		{"look?", "West of House"},
+		{"?", "I beg your pardon?"},
+	} {
+		res, err := env.Step(ctxT(t), c.action)
+		if err != nil || !strings.Contains(res.Text, c.want) {
+			t.Errorf("%q: %q, %v; want %q", c.action, res.Text, err, c.want)
+		}
+	}
+}
+
+// TestParseJericho: the suite file's entries are read and checked; names
+// that are no file name and negative word lengths are refused, naming the
+// entry.
+func TestParseJericho(t *testing.T) {
+	g, err := ParseJericho([]byte(`{"zork1.z5": {"seed": 12, "walkthrough": ["N", "", "get egg"], "max_word_length": 6, "grammar": "take OBJ"}}`))
+	if err != nil || g["zork1.z5"].Seed != 12 || len(g["zork1.z5"].Walkthrough) != 3 {
+		t.Fatalf("ParseJericho = %+v, %v", g, err)
+	}
+	for _, bad := range []string{`[]`, `{"../x.z5": {}}`, `{"": {}}`, `{"a.z5": {"max_word_length": -1}}`, `{"a.z5": {"seed": "x"}}`} {
+		if _, err := ParseJericho([]byte(bad)); err == nil {
+			t.Errorf("ParseJericho(%s): no error", bad)
+		}
+	}
+}
+
+// FuzzParseJericho: no input makes the suite file's parser panic, and
+// what it accepts has plain file names.
+func FuzzParseJericho(f *testing.F) {
+	f.Add(`{"zork1.z5": {"seed": 12, "walkthrough": ["N"], "max_word_length": 6, "grammar": "take OBJ;drop OBJ"}}`)
+	f.Add(`{"a.z5": {"grammar": "put OBJ in OBJ;;x/y"}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := ParseJericho([]byte(s))
+		if err != nil {
+			return
+		}
+		for name, e := range g {
+			if filepath.Base(name) != name || name == "" || e.MaxWordLength < 0 {
+				t.Fatalf("accepted %q: %+v", name, e)
+			}
+			parseGrammar(e.Grammar, 9)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -65,9 +66,13 @@ type Recall struct {
 	ActListed   int
 	ActMatched  int
 	EmptyActs   int             // steps that act where the list was empty
-	Times       []time.Duration // the search's time per step (one machine)
-	Candidates  int             // candidates tried, summed over the steps
-	Misses      []string        // tree-changing steps not matched (at most maxMisses)
+	Times       []time.Duration // the search's time per step (one machine, wall clock)
+	// CPUTimes is the search's CPU time per step (its thread's, on Linux;
+	// empty elsewhere): on a machine shared with other work, the wall
+	// clock also counts the waits for a core.
+	CPUTimes   []time.Duration
+	Candidates int      // candidates tried, summed over the steps
+	Misses     []string // tree-changing steps not matched (at most maxMisses)
 }
 
 // Add adds r's counts to c.
@@ -82,6 +87,7 @@ func (c *Recall) Add(r Recall) {
 	c.EmptyActs += r.EmptyActs
 	c.Candidates += r.Candidates
 	c.Times = append(c.Times, r.Times...)
+	c.CPUTimes = append(c.CPUTimes, r.CPUTimes...)
 }
 
 const (
@@ -170,14 +176,21 @@ func Replay(ctx context.Context, env *Env, task envbridge.Task, commands []strin
 // observe makes the valid-action list of env's state on one machine, plays
 // next from the same state, and counts the step.
 func (c *Recall) observe(env *Env, next string) {
+	runtime.LockOSThread()
+	cpu0, cpuOK := threadCPU()
 	t0 := time.Now()
 	sr, err := env.search(1, []string{sanitize(next)}, false)
 	took := time.Since(t0)
+	cpu1, _ := threadCPU()
+	runtime.UnlockOSThread()
 	if err != nil || len(sr.extra) == 0 || !sr.extraOK[0] {
 		return
 	}
 	c.Steps++
 	c.Times = append(c.Times, took)
+	if cpuOK {
+		c.CPUTimes = append(c.CPUTimes, cpu1-cpu0)
+	}
 	c.Candidates += sr.tried
 	k := sr.extra[0]
 	tree, acts := k.tree != sr.base.tree, k != sr.base

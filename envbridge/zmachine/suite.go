@@ -82,9 +82,11 @@ var (
 	ErrNoGames = errors.New("no story files")
 )
 
-// DefaultValidBudget is the default Config.ValidBudget: 3,000,000
-// instructions, some 25 ms on one core.
-const DefaultValidBudget = 3_000_000
+// DefaultValidBudget is the default Config.ValidBudget: 2,000,000
+// instructions, 11 to 15 ms on one core at the 134 to 188 million
+// instructions per CPU-second zvm runs Inform games at (README,
+// Benchmarks).
+const DefaultValidBudget = 2_000_000
 
 // validBudget is the search's budget in instructions; 0 for none.
 func (c Config) validBudget() uint64 {

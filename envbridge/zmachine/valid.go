@@ -497,9 +497,18 @@ func (e *Env) candidateList() []candidate {
 					}
 				}
 			case t.heldFirst:
+				// into what is in view, then into what is carried (a
+				// sack, a pot)
 				for _, b := range near {
 					for _, a := range carried {
 						addAbout(b, t.fill(a, b))
+					}
+				}
+				for _, b := range carried {
+					for _, a := range carried {
+						if a != b {
+							addAbout(b, t.fill(a, b))
+						}
 					}
 				}
 			default:
@@ -965,5 +974,12 @@ var reNotHere = regexp.MustCompile(`(?i)\b(?:can't|cannot|can not|don't|do not) 
 
 // notHere reports a turn's text that says the thing is not here.
 func notHere(text string) bool {
-	return len(text) < 400 && reNotHere.MatchString(text)
+	if len(text) >= 400 {
+		return false
+	}
+	low := strings.ToLower(text)
+	if !strings.Contains(low, "see") && !strings.Contains(low, "such") && !strings.Contains(low, "word") && !strings.Contains(low, "here") {
+		return false
+	}
+	return reNotHere.MatchString(text)
 }

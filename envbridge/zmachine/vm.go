@@ -32,8 +32,6 @@ type vmGame struct {
 	m      *zvm.Machine
 	b      *Binding
 	status []string // the upper window (status line) as last drawn
-	// keysAnswered counts the keys the driver pressed by itself in the last run.
-	keysAnswered int
 	// lineStatus is the upper window at the last wait for a command.
 	lineStatus []string
 	halted     bool
@@ -86,7 +84,6 @@ func (g *vmGame) runKeys(auto bool) (string, error) {
 	var text strings.Builder
 	pressed, quiet := 0, 0
 	g.waitKey = false
-	defer func() { g.keysAnswered = pressed }()
 	for {
 		w, err := g.m.Run()
 		out := g.m.Output()
@@ -200,6 +197,9 @@ func noDigits(lines []string) string {
 // input answers the machine's wait for a line with action (a key wait is
 // answered by typeKeys).
 func (g *vmGame) input(action string) error {
+	if g.b.QuestionMark == "space" {
+		action = strings.ReplaceAll(action, "?", " ")
+	}
 	return g.m.Input(action)
 }
 
