@@ -248,6 +248,7 @@ func report(w io.Writer, outs []outcome, o options) int {
 		fmt.Fprintf(w, "valid actions: %d steps, %.1f candidates tried per step; tree-changing steps %d: listed %.1f %%, matched %.1f %%; empty where the walkthrough acts: %d; time per step median %.1f ms, slowest %.1f ms (CPU: median %.1f ms, slowest %.1f ms)\n",
 			all.Steps, float64(all.Candidates)/float64(max(all.Steps, 1)), all.TreeSteps, pct(all.TreeListed, all.TreeSteps), pct(all.TreeMatched, all.TreeSteps), all.EmptyActs,
 			ms(quantile(all.Times, 0.5)), ms(quantile(all.Times, 1)), ms(quantile(all.CPUTimes, 0.5)), ms(quantile(all.CPUTimes, 1)))
+		fmt.Fprintf(w, "instructions per search (the extra walkthrough command's included): median %d, slowest %d\n", quantileU(all.Instructions, 0.5), quantileU(all.Instructions, 1))
 	}
 	return status
 }
@@ -277,4 +278,14 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	k := int(q * float64(len(s)-1))
 	return s[k]
+}
+
+// quantileU is quantile for counts.
+func quantileU(xs []uint64, q float64) uint64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[int(q*float64(len(s)-1))]
 }

@@ -335,4 +335,10 @@ func BenchmarkValidActionsSuite(b *testing.B) {
 	b.ReportMetric(100*float64(all.TreeListed)/float64(max(all.TreeSteps, 1)), "listed-%")
 	b.ReportMetric(100*float64(all.TreeMatched)/float64(max(all.TreeSteps, 1)), "matched-%")
 	b.ReportMetric(float64(all.EmptyActs), "empty")
+	ins := slices.Clone(all.Instructions)
+	slices.Sort(ins)
+	if len(ins) > 0 {
+		b.ReportMetric(float64(ins[len(ins)/2]), "median-instr")
+		b.ReportMetric(float64(ins[len(ins)-1]), "max-instr")
+	}
 }

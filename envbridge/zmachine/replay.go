@@ -70,9 +70,13 @@ type Recall struct {
 	// CPUTimes is the search's CPU time per step (its thread's, on Linux;
 	// empty elsewhere): on a machine shared with other work, the wall
 	// clock also counts the waits for a core.
-	CPUTimes   []time.Duration
-	Candidates int      // candidates tried, summed over the steps
-	Misses     []string // tree-changing steps not matched (at most maxMisses)
+	CPUTimes []time.Duration
+	// Instructions is the Z-machine instructions each search ran (all of
+	// them: the candidates', the look and wait that mask what a turn
+	// changes anyway, the player's moves), which no other work changes.
+	Instructions []uint64
+	Candidates   int      // candidates tried, summed over the steps
+	Misses       []string // tree-changing steps not matched (at most maxMisses)
 }
 
 // Add adds r's counts to c.
@@ -88,6 +92,7 @@ func (c *Recall) Add(r Recall) {
 	c.Candidates += r.Candidates
 	c.Times = append(c.Times, r.Times...)
 	c.CPUTimes = append(c.CPUTimes, r.CPUTimes...)
+	c.Instructions = append(c.Instructions, r.Instructions...)
 }
 
 const (
@@ -178,9 +183,11 @@ func Replay(ctx context.Context, env *Env, task envbridge.Task, commands []strin
 func (c *Recall) observe(env *Env, next string) {
 	runtime.LockOSThread()
 	cpu0, cpuOK := threadCPU()
+	ex0 := env.vm.m.Executed()
 	t0 := time.Now()
 	sr, err := env.search(1, []string{sanitize(next)}, false)
 	took := time.Since(t0)
+	ex := env.vm.m.Executed() - ex0
 	cpu1, _ := threadCPU()
 	runtime.UnlockOSThread()
 	if err != nil || len(sr.extra) == 0 || !sr.extraOK[0] {
@@ -188,6 +195,7 @@ func (c *Recall) observe(env *Env, next string) {
 	}
 	c.Steps++
 	c.Times = append(c.Times, took)
+	c.Instructions = append(c.Instructions, ex)
 	if cpuOK {
 		c.CPUTimes = append(c.CPUTimes, cpu1-cpu0)
 	}

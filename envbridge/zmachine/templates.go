@@ -215,7 +215,9 @@ func parseTemplate(toks []string, res int) (template, bool) {
 		for j := range alts {
 			alts[j] = fullWord(alts[j], res)
 		}
-		if i == 0 && allMeta(alts) || skipPreps[alts[0]] {
+		// a meta verb, or a command whose words say one ("take
+		// inventory", "script off")
+		if (i == 0 || !slices.Contains(toks, "OBJ")) && allMeta(alts) || skipPreps[alts[0]] {
 			return template{}, false
 		}
 		slots = append(slots, alts)

@@ -350,6 +350,47 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		r.actions = append(r.actions, c)
 		r.keys = append(r.keys, keys[i])
 	}
+	// An empty list is no list: past the budget, the rest of the
+	// candidates are tried in order, on this machine, until one changes
+	// the world or three budgets more are spent (the same on any number of
+	// workers: it starts where the budget cut).
+	buf := make([]byte, 0, len(baseTree))
+	e0 := m.Executed()
+	out := map[string]bool{}
+	for i := 0; i < r.tried; i++ {
+		if absent[i] {
+			out[list[i].obj] = true
+		}
+	}
+	for i := r.tried; len(r.actions) == 0 && i < nCand && (budget == 0 || m.Executed()-e0 <= 3*budget); i++ {
+		r.tried = i + 1
+		if o := list[i].obj; o != "" && out[o] {
+			continue
+		}
+		*vg = saved
+		m.Restore(snap)
+		if err := m.Input(cands[i]); err != nil {
+			continue
+		}
+		text, err := vg.run()
+		if err != nil {
+			continue
+		}
+		if list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {
+			out[list[i].obj] = true
+			continue
+		}
+		sc := vg.candidateScore(text, e.score)
+		buf = treeBytes(m, n, buf)
+		k := worldKey{tree: base.tree, score: sc}
+		if !bytes.Equal(buf, baseTree) {
+			k.tree = maskedHash(buf, mask)
+		}
+		if k != base {
+			r.actions = append(r.actions, cands[i])
+			r.keys = append(r.keys, k)
+		}
+	}
 	return r, nil
 }
 
@@ -410,6 +451,14 @@ func (e *Env) candidateList() []candidate {
 			add(d)
 		} else if a := moveAbbrevs[i]; dict.has(a) {
 			add(a)
+		}
+	}
+	// A question ("Do you want to keep waiting?") is answered first.
+	if asksQuestion(e.lastText) {
+		for _, a := range []string{"yes", "no"} {
+			if dict.has(a) {
+				add(a)
+			}
 		}
 	}
 	w, err := e.World()
@@ -982,4 +1031,13 @@ func notHere(text string) bool {
 		return false
 	}
 	return reNotHere.MatchString(text)
+}
+
+// asksQuestion reports a text whose last line is a question.
+func asksQuestion(text string) bool {
+	t := strings.TrimRight(text, " \n>")
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	}
+	return strings.HasSuffix(t, "?")
 }

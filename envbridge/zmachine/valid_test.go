@@ -195,3 +195,13 @@ func TestValidBudgetConcurrentEqualsSequential(t *testing.T) {
 		t.Logf("budget %d: %d of %d candidates tried, %d actions", budget, seq.tried, seq.candidates, len(seq.actions))
 	}
 }
+
+// TestGrammarMetaWords: a command without an object whose words say a meta
+// command ("take inventory", "script off") is no template.
+func TestGrammarMetaWords(t *testing.T) {
+	for _, tp := range parseGrammar("carry/hold/take inventory;script off;get up;take OBJ", 9) {
+		if s := tp.String(); s == "take inventory" || s == "script off" {
+			t.Errorf("template %q", s)
+		}
+	}
+}
