@@ -88,6 +88,7 @@ var preferred = []string{
 	"lock", "enter", "climb", "light", "search", "press", "insert", "get", "exit",
 	"switch", "fill", "empty", "tie", "untie", "wave", "touch", "rub", "shake", "cut", "burn",
 	"dig", "go", "sit", "stand", "listen", "smell", "kiss", "break", "blow", "ring", "wait",
+	"yes", "no",
 	"in", "into", "on", "onto", "to", "with", "at", "from", "out", "off", "up", "down", "under",
 	"behind", "over", "through",
 }
