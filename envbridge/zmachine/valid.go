@@ -145,12 +145,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		if !dict.has(c) {
 			continue
 		}
-		m.Restore(snap)
-		*vg = saved
-		if err := m.Input(c); err != nil {
-			continue
-		}
-		if _, err := vg.run(); err != nil {
+		if _, ok := vg.playFrom(snap, saved, c); !ok {
 			continue
 		}
 		for i, b := range treeBytes(m, n, nil) {
@@ -367,13 +362,8 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		if o := list[i].obj; o != "" && out[o] {
 			continue
 		}
-		*vg = saved
-		m.Restore(snap)
-		if err := m.Input(cands[i]); err != nil {
-			continue
-		}
-		text, err := vg.run()
-		if err != nil {
+		text, ok := vg.playFrom(snap, saved, cands[i])
+		if !ok {
 			continue
 		}
 		if list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {

@@ -153,12 +153,7 @@ func (g *vmGame) watchMoves() (player, roomParent int, ok bool) {
 		if !dict.has(c) {
 			continue
 		}
-		m.Restore(snap)
-		*g = saved
-		if m.Input(c) != nil {
-			continue
-		}
-		if _, err := g.run(); err != nil {
+		if _, ok := g.playFrom(snap, saved, c); !ok {
 			continue
 		}
 		for id := 1; id <= n; id++ {
@@ -171,12 +166,7 @@ func (g *vmGame) watchMoves() (player, roomParent int, ok bool) {
 		if !dict.has(strings.Fields(c)[0]) {
 			continue
 		}
-		m.Restore(snap)
-		*g = saved
-		if m.Input(c) != nil {
-			continue
-		}
-		if _, err := g.run(); err != nil {
+		if _, ok := g.playFrom(snap, saved, c); !ok {
 			continue
 		}
 		g0 := int(m.Global(0))
@@ -216,6 +206,19 @@ func (g *vmGame) watchMoves() (player, roomParent int, ok bool) {
 		}
 	}
 	return best, rp, true
+}
+
+// playFrom puts the machine back to snap and the driver's state to saved,
+// then plays cmd to the next wait; ok is false when the game did not take
+// it or failed.
+func (g *vmGame) playFrom(snap *zvm.Snapshot, saved vmGame, cmd string) (string, bool) {
+	g.m.Restore(snap)
+	*g = saved
+	if g.m.Input(cmd) != nil {
+		return "", false
+	}
+	text, err := g.run()
+	return text, err == nil
 }
 
 // playerNames are the short names games give the player object: Inform's
