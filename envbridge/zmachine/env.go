@@ -94,6 +94,11 @@ type Env struct {
 	roomBytes int
 	lastRoom  string
 	lastText  string // the last observation (valid actions try what it names first)
+	// refused are the candidates of earlier valid-action searches of the
+	// episode that were played and changed nothing (by refusalKey), tried
+	// after the others; pending are the present state's, kept when the
+	// episode moves on (so that two searches of one state give one list).
+	refused, pending map[string]bool
 
 	g        *game
 	lastLine string // dfrotz: the last action line sent (not the score verb)

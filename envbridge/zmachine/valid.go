@@ -59,6 +59,11 @@ const maxValidObjects = 24
 // view is called, tried as objects.
 const maxTextNouns = 6
 
+// maxCandidates bounds the candidates a search makes (and those it puts
+// back): the budget stops a search after some hundreds, and one that finds
+// nothing goes on for at most three budgets more.
+const maxCandidates = 4000
+
 // ValidActions returns the actions that change the world now, tried from a
 // snapshot; the game is left exactly as it was. It needs the in-process
 // machine and a game waiting for a command.
@@ -335,6 +340,15 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			}
 		}
 	}
+	// What was played and changed nothing is put back in the searches
+	// after this state's (pending until the episode moves on).
+	pending := map[string]bool{}
+	for i := 0; i < tried; i++ {
+		if ok[i] && !skip[i] && keys[i] == base && list[i].key != "" {
+			pending[list[i].key] = true
+		}
+	}
+	e.pending = pending
 	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
 	seen := map[worldKey]bool{base: true}
 	for i, c := range cands[:tried] {
@@ -417,23 +431,46 @@ func (e *Env) candidates() []string {
 }
 
 // candidate is a command the search tries, and the object it is about
-// ("" for none; a two-object command's first).
+// ("" for none; a two-object command's first). key is what a refusal of
+// it is remembered by (refusalKey; "" for one never put back).
 type candidate struct {
-	text, obj string
+	text, obj, key string
 }
 
-// candidateList is candidates with each one's object.
-func (e *Env) candidateList() []candidate {
+// candidateList is candidates with each one's object, at most
+// maxCandidates of them not refused before (refusalKey), followed by at
+// most maxCandidates that were.
+func (e *Env) candidateList() (out []candidate) {
 	vg := e.vm
 	dict := vg.dictionary()
-	var out []candidate
 	seen := map[string]bool{}
+	var back []candidate // refused in an earlier search: tried last
+	keyed := false       // past the moves and answers, which are never put back
+	var objKey map[string]string
+	var room string
+	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, candidate{c, obj})
+		if seen[c] || full() {
+			return
 		}
+		seen[c] = true
+		cand := candidate{text: c, obj: obj}
+		if keyed {
+			if k, ok := objKey[obj]; ok {
+				cand.key = c + k
+			} else {
+				cand.key = c + room
+			}
+			if e.refused[cand.key] {
+				if len(back) < maxCandidates {
+					back = append(back, cand)
+				}
+				return
+			}
+		}
+		out = append(out, cand)
 	}
+	defer func() { out = append(out, back...) }()
 	add := func(c string) { addAbout("", c) }
 	for i, d := range validMoves {
 		// a dictionary without "northeast" may know "ne"
@@ -455,7 +492,17 @@ func (e *Env) candidateList() []candidate {
 	if err != nil {
 		return out
 	}
-	inView, held, holder := objectsInView(w, dict, vg.localGlobals(w))
+	inView, held, holder, ids := objectsInView(w, dict, vg.localGlobals(w))
+	// A refusal is remembered with the object as it is now (its number,
+	// parent and attributes: "open door" refused while the door is locked
+	// is tried in order again once the door changes), or, for a command
+	// about no object of the tree, with the room.
+	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
+	objKey = make(map[string]string, len(ids))
+	for name, id := range ids {
+		o, _ := w.Object(id)
+		objKey[name] = fmt.Sprintf("|%d/%d/%v", id, o.Parent, o.Attrs)
+	}
 	if len(inView) == 0 {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
@@ -496,7 +543,7 @@ func (e *Env) candidateList() []candidate {
 		}
 	}
 	ts := vg.templates(e.g)
-	for tier := tierTake; tier <= tierRest; tier++ {
+	for tier := tierTake; tier <= tierRest && !full(); tier++ {
 		var tier1, tier2 []template
 		for _, t := range ts {
 			if t.tier != tier {
@@ -512,9 +559,16 @@ func (e *Env) candidateList() []candidate {
 			}
 		}
 		// object by object, the most salient first
+		kind := make([]string, len(tier1))
+		for i, t := range tier1 {
+			kind[i] = t.String()
+		}
 		for _, o := range inView {
-			for _, t := range tier1 {
-				switch t.String() {
+			if full() {
+				break
+			}
+			for i, t := range tier1 {
+				switch kind[i] {
 				case "take OBJ":
 					if isHeld[o] {
 						continue
@@ -667,10 +721,10 @@ func (g *vmGame) templates(gm *game) []template {
 // name that the dictionary holds ("lantern"); objects that would share a
 // name are named with the word before it too ("yellow pill", "orange
 // pill"), as the game's parser needs to tell them apart.
-func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string) {
-	holder = map[string]string{}
+func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string, ids map[string]int) {
+	holder, ids = map[string]string{}, map[string]int{}
 	if w.Location == 0 {
-		return nil, nil, holder
+		return nil, nil, holder, ids
 	}
 	children := map[int][]int{}
 	for _, o := range w.Objects {
@@ -678,7 +732,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 	}
 	// The room's objects (not under the player), then what the player
 	// carries, breadth first; at most maxValidObjects named of each.
-	var ids []int
+	var order []int
 	var words [][]string
 	count := map[string]int{}
 	seen := map[int]bool{w.Player: true}
@@ -692,7 +746,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 		if len(ws) == 0 {
 			return false
 		}
-		ids = append(ids, id)
+		order = append(order, id)
 		words = append(words, ws)
 		last := ws[len(ws)-1]
 		count[last]++
@@ -724,7 +778,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 	}
 	named := map[string]bool{}
 	nameOf := map[int]string{}
-	for i, id := range ids {
+	for i, id := range order {
 		ws := words[i]
 		if len(ws) == 0 {
 			continue
@@ -738,6 +792,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 		}
 		named[name] = true
 		nameOf[id] = name
+		ids[name] = id
 		inView = append(inView, name)
 		o, _ := w.Object(id)
 		if w.Player != 0 && o.Parent == w.Player {
@@ -746,7 +801,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 			holder[name] = p
 		}
 	}
-	return inView, held, holder
+	return inView, held, holder, ids
 }
 
 // dictionary is the game's dictionary as the valid-action search reads it.
@@ -1030,4 +1085,18 @@ func asksQuestion(text string) bool {
 		t = t[i+1:]
 	}
 	return strings.HasSuffix(t, "?")
+}
+
+// keepRefusals keeps the present state's refusals (the state is left).
+func (e *Env) keepRefusals() {
+	if len(e.pending) == 0 {
+		return
+	}
+	if e.refused == nil {
+		e.refused = map[string]bool{}
+	}
+	for k := range e.pending {
+		e.refused[k] = true
+	}
+	e.pending = nil
 }

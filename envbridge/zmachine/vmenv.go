@@ -64,6 +64,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
+	e.refused, e.pending = nil, nil
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
@@ -89,6 +90,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
 	vg := e.vm
+	e.keepRefusals()
 	atKey := vg.waitKey
 	upper := strings.Join(vg.status, "\n")
 	var (
