@@ -15,7 +15,7 @@ import (
 // server does: the tasks get the server's types and goals, -per-type keeps
 // one of each of its three types, the identities are kept in the run
 // directory, and the evaluation has per-type rows, the server's goals and
-// Table 4's SPL (issue 16, point 1).
+// Table 4's SPL.
 func TestAgentGymALFWorldRun(t *testing.T) {
 	ctx := context.Background()
 	f, srv := agentgymtest.New(t, "alfworld")
@@ -86,7 +86,7 @@ func TestAgentGymScienceWorldEval(t *testing.T) {
 	if out[0].SR != 100*out[0].SuccessRate || out[0].AR != 100*out[0].AvgScore || out[0].AR < 0 {
 		t.Errorf("SR %v AR %v for success %v score %v", out[0].SR, out[0].AR, out[0].SuccessRate, out[0].AvgScore)
 	}
-	rows, err := checkpoints.ReadFile[EpisodeRow](ctx, filepath.Join(cfg.Run, "eval", "valid_unseen-eval-per-type=1", ResultsFile))
+	rows, err := checkpoints.ReadFile[EpisodeRow](ctx, filepath.Join(cfg.Run, "eval", "valid_unseen-per-type=1", ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ func (b *Backend) Close() error {
 // -embed local) are installed on first use and started here, with their
 // progress written to log; Close stops them.
 func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err error) {
+	cfg = cfg.Resolved()
 	prices, err := llm.ParsePrices(cfg.LLM.Prices)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -prices: %v", ErrConfig, err)
@@ -72,6 +73,7 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 	}
 	client := func(c openai.Config) (*openai.Client, error) {
 		c.Timeout, c.Retries, c.Meter = cfg.LLM.Timeout, cfg.LLM.Retries, b.Meter
+		c.Structured, c.Log = cfg.LLM.Structured.String(), log
 		if c.MaxConcurrent == 0 {
 			c.MaxConcurrent = cfg.LLM.concurrency(cfg.Workers)
 		}
@@ -100,13 +102,13 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		return remote, err
 	}
 	switch cfg.LLM.Backend {
-	case "openai":
+	case BackendOpenAI:
 		c, err := openaiClient()
 		if err != nil {
 			return nil, err
 		}
 		chat = c
-	case "local":
+	case BackendLocal:
 		url, err := startLocal(local.Chat)
 		if err != nil {
 			return nil, err
@@ -124,15 +126,15 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		chat = c
 	}
 	switch cfg.LLM.EmbedBackend() {
-	case "offline":
+	case BackendOffline:
 		emb = offline.New(cfg.LLM.EmbedDim)
-	case "openai":
+	case BackendOpenAI:
 		c, err := openaiClient()
 		if err != nil {
 			return nil, err
 		}
 		emb = c
-	case "local":
+	case BackendLocal:
 		url, err := startLocal(local.Embed)
 		if err != nil {
 			return nil, err
@@ -147,7 +149,7 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		emb = c
 	}
 	_, offlineEmb := emb.(*offline.Embedder)
-	if path := cfg.CachePath(); path != "" && (cfg.LLM.Backend != "offline" || !offlineEmb) {
+	if path := cfg.CachePath(); path != "" && (cfg.LLM.Backend != BackendOffline || !offlineEmb) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("response cache: %w", err)
 		}
@@ -161,7 +163,7 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 		// With a nil next (replay), a request that was never recorded
 		// fails with cache.ErrMiss instead of reaching a server. Offline
 		// roles stay offline (no chat model).
-		if cfg.LLM.Backend != "offline" {
+		if cfg.LLM.Backend != BackendOffline {
 			chat = c.Chatter(chat, cfg.LLM.ChatModel)
 		}
 		switch {
@@ -171,6 +173,9 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 			emb = c.Embedder(emb)
 		}
 	}
+	// -max-tokens, -reasoning-effort and -structured off shape every chat
+	// request above the cache, so that its keys hold what is sent.
+	chat = cfg.LLM.Settings().Chatter(chat)
 	b.Chat, b.Embedder = chat, emb
 	return b, nil
 }

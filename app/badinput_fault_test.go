@@ -49,7 +49,9 @@ func TestBadConfigurationRefused(t *testing.T) {
 		{"replay without cache", func(c *app.Config) {
 			c.LLM.Backend, c.LLM.ChatModel, c.LLM.EmbedModel, c.LLM.Cache = "replay", "m", "e", "off"
 		}, "-cache: -llm replay answers from the cache; it cannot be off"},
-		{"embed-dim", func(c *app.Config) { c.LLM.EmbedDim = 0 }, "-embed-dim: 0: need at least 1"},
+		{"embed-dim", func(c *app.Config) { c.LLM.EmbedDim = -1 }, "-embed-dim: -1: must not be negative"},
+		{"temperature", func(c *app.Config) { c.LLM.Temperature = 2.5 }, "-temperature: 2.5: want 0 to 2"},
+		{"task order", func(c *app.Config) { c.TaskOrder = "random" }, `-task-order: "random": want shuffled or suite`},
 		{"ablation", func(c *app.Config) { c.Ablation = "no-brain" }, `-ablation: unknown ablation "no-brain"`},
 		{"threshold", func(c *app.Config) { c.SAMem.Threshold = 1.5 }, "-threshold: 1.5: want a cosine similarity in [0, 1]"},
 		{"thought-threshold", func(c *app.Config) { c.SAMem.ThoughtThreshold = -0.1 }, "-thought-threshold: -0.1"},
@@ -95,9 +97,13 @@ func treeHashes(t *testing.T, root string) map[string]string {
 // TestDamagedCheckpointRefused damages the latest checkpoint of a finished
 // run in the ways disks and people do (truncated, one bit flipped, another
 // format version, made with another embedder or dimension) and trains
-// again: each is refused with an error naming the file and the problem,
+// again with the run's settings (another dimension: with its own): each is
+// refused with an error naming the file (or the setting) and the problem,
 // and no file of the run is overwritten, removed or added.
 func TestDamagedCheckpointRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains a run, then again over each of five damaged checkpoints (runs without -short)")
+	}
 	latest := func(run string) string {
 		b, err := os.ReadFile(filepath.Join(run, "samem", "checkpoints", checkpoints.LatestFile))
 		if err != nil {
@@ -135,6 +141,15 @@ func TestDamagedCheckpointRefused(t *testing.T) {
 		}, checkpoints.ErrFormatVersion, "version 99"},
 		{"other dimension", func(t *testing.T, _ string, cfg *app.Config) string {
 			cfg.LLM.EmbedDim = 32
+			return "-embed-dim: 1024 in the run, 32 now"
+		}, app.ErrConfig, "-embed-dim 1024"},
+		{"other dimension, no config.json", func(t *testing.T, _ string, cfg *app.Config) string {
+			// Without the run's record, the checkpoint's own metadata
+			// still refuses another embedder.
+			if err := os.Remove(filepath.Join(cfg.Run, app.ConfigFile)); err != nil {
+				t.Fatal(err)
+			}
+			cfg.LLM.EmbedDim = 32
 			return ""
 		}, checkpoints.ErrIncompatible, "32"},
 	} {
@@ -146,7 +161,6 @@ func TestDamagedCheckpointRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := tc.damage(t, latest(cfg.Run), &cfg)
-			cfg.Iterations = 3 // a resume that would write
 			before := treeHashes(t, cfg.Run)
 			_, err := app.Train(context.Background(), cfg, streams(new(bytes.Buffer)))
 			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), file) {

@@ -43,7 +43,10 @@ type EvalResult struct {
 	FallbackShare    float64              `json:"fallback_share"`
 	MeasuresFallback bool                 `json:"measures_fallback,omitempty"`
 	Tokens           int64                `json:"tokens"`
-	CostUSD          float64              `json:"cost_usd"`
+	// ReasoningTokens is the part of Tokens' completion tokens the model
+	// spent reasoning, as the server reported them (0 when it does not).
+	ReasoningTokens int64   `json:"reasoning_tokens"`
+	CostUSD         float64 `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
@@ -100,7 +103,7 @@ type EpisodeRow struct {
 
 // FallbackFlag is the share of a role's replies replaced by fallback rules
 // (or skipped) above which a method is flagged as measuring its fallback
-// rules rather than the model (issue 19).
+// rules rather than the model.
 const FallbackFlag = 0.20
 
 // ResultsFile and SummaryFile are written to <run>/eval/<split>/.
@@ -139,6 +142,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.Resolved()
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
@@ -215,8 +219,8 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 			}
 		}
 		if ckpt != "" {
-			// Issue 19 point 8: a memory saved in the middle of an
-			// iteration is not the trained one; say so.
+			// A memory saved in the middle of an iteration is not the
+			// trained one; say so.
 			if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
 				fmt.Fprintf(io.Err, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
 			}
@@ -385,9 +389,10 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 		// The tokens the method consumed, whether a server or the response
 		// cache answered (so methods compare alike with or without a cache);
 		// what was paid is CostUSD and the usage account.
-		Tokens:  usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
-		CostUSD: usage.Total.CostUSD,
-		ByType:  map[string]runner.Summary{}, Usage: usage,
+		Tokens:          usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
+		ReasoningTokens: usage.Total.ReasoningTokens,
+		CostUSD:         usage.Total.CostUSD,
+		ByType:          map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
 	for role, st := range usage.ByPurpose {
@@ -529,7 +534,11 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 				fb += " (measures its fallback rules)"
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, r.Tokens, runner.FormatSize(r.Memory))
+		tokens := fmt.Sprint(r.Tokens)
+		if r.ReasoningTokens > 0 {
+			tokens += fmt.Sprintf(" (%d reasoning)", r.ReasoningTokens)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, tokens, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
 }

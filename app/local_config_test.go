@@ -10,13 +10,17 @@ import (
 )
 
 // TestLocalBackendConfig: -llm local and -embed name their models and
-// dimension, and a wrong combination is refused naming the flag.
+// dimension (resolved, without a flag saying so), and a wrong combination
+// is refused naming the flag.
 func TestLocalBackendConfig(t *testing.T) {
-	cfg := app.Defaults()
-	cfg.LLM.Backend = "local"
-	cfg.LLM.EmbedDim = local.EmbedDim
-	if err := cfg.Validate(); err != nil {
+	given := app.Defaults()
+	given.LLM.Backend = "local"
+	if err := given.Validate(); err != nil {
 		t.Fatal(err)
+	}
+	cfg := given.Resolved()
+	if cfg.LLM.EmbedDim != local.EmbedDim {
+		t.Errorf("local embeddings resolved to %d dimensions, want %d", cfg.LLM.EmbedDim, local.EmbedDim)
 	}
 	if cfg.LLM.ChatModel != local.ChatModel || cfg.LLM.EmbedModel != local.EmbedModel || cfg.LLM.EmbedBackend() != "local" {
 		t.Errorf("local backend: chat %q, embed %q (%s)", cfg.LLM.ChatModel, cfg.LLM.EmbedModel, cfg.LLM.EmbedBackend())
@@ -34,7 +38,7 @@ func TestLocalBackendConfig(t *testing.T) {
 		edit func(*app.Config)
 		flag string
 	}{
-		"dimension":     {func(c *app.Config) { c.LLM.Embed = "local" }, "-embed-dim"},
+		"dimension":     {func(c *app.Config) { c.LLM.Embed, c.LLM.EmbedDim = "local", 1024 }, "-embed-dim"},
 		"unknown embed": {func(c *app.Config) { c.LLM.Embed = "bert" }, "-embed"},
 		"replay embed": {func(c *app.Config) {
 			c.LLM.Backend, c.LLM.ChatModel, c.LLM.EmbedModel, c.LLM.Embed = "replay", "m", "e", "local"

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/clin"
 )
 
@@ -17,8 +18,9 @@ var methodVariants = []struct {
 }{
 	{"arigraph-no-episodic", "arigraph", "AriGraph w/o episodic memory (seed 000 Sec. 4.3, Fig. 4): semantic graph retrieval only",
 		func(cfg Config, b *Backend) (agent.Method, error) {
-			return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: true, Name: "arigraph-no-episodic"},
-				arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+			c := cfg.AriGraph
+			c.NoEpisodic, c.Name = true, "arigraph-no-episodic"
+			return arigraph.New(c, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: arioff.Roles{}})
 		}},
 	// CLIN's settings of seed 004 Table 2 beside plain clin (GEN-ENV: one
 	// trial of each held-out task from its meta-memory), and its ablation of
@@ -26,21 +28,21 @@ var methodVariants = []struct {
 	// (G+A, GEN-TASK) or in what the memory generator writes (advice).
 	{CLINGAName, "clin", "CLIN GEN-ENV+A (seed 004 Sec. 5B, Table 2): each held-out task retried from its meta-memory, memory adapted after each failed trial, up to -clin-trials trials",
 		func(cfg Config, b *Backend) (agent.Method, error) {
-			c := clinConfig(cfg)
+			c := cfg.CLIN
 			c.Name, c.GA = CLINGAName, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 	{CLINGenTaskName, "clin", "CLIN GEN-TASK+A (seed 004 Sec. 5C, Fig. 9, Table 2): a held-out task's meta-memory from the other task types' memories, then retried as in G+A",
 		func(cfg Config, b *Backend) (agent.Method, error) {
-			c := clinConfig(cfg)
+			c := cfg.CLIN
 			c.Name, c.GenTask, c.GA = CLINGenTaskName, true, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 	{CLINAdviceName, "clin", "CLIN with free-form advice in place of causal abstractions (seed 004 Sec. 5 question E, Fig. 13, Table 3)",
 		func(cfg Config, b *Backend) (agent.Method, error) {
-			c := clinConfig(cfg)
+			c := cfg.CLIN
 			c.Name, c.Advice = CLINAdviceName, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 }
 

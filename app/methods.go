@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -9,16 +10,24 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/baseline"
+	baselineoff "github.com/samem/trainer/baseline/offline"
 	"github.com/samem/trainer/clin"
+	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
+	kgoff "github.com/samem/trainer/kgplan/offline"
 	"github.com/samem/trainer/memstream"
+	msoff "github.com/samem/trainer/memstream/offline"
 	"github.com/samem/trainer/samem"
 	"github.com/samem/trainer/summarize"
+	sumoff "github.com/samem/trainer/summarize/offline"
 	"github.com/samem/trainer/thought"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // entry is one method the trainer knows.
@@ -40,55 +49,59 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(clinConfig(cfg), clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(cfg.CLIN, clinDeps(b))
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return arigraph.New(arigraph.Config{Carry: cfg.AriGraph.Carry, NoEpisodic: cfg.AriGraph.NoEpisodic}, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return arigraph.New(cfg.AriGraph, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: arioff.Roles{}})
 	}},
 	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
 	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return memstream.New(memstream.Config{}, memstream.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return memstream.New(cfg.MemStream, memstream.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: msoff.Method{}})
 	}},
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.
 	"kgplan": {styles: []envbridge.Style{envbridge.StyleHousehold}, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		kc := kgplan.Config{NoLifelong: cfg.KGPlan.NoLifelong}
-		pl, err := NewPlanner(cfg.KGPlan.Planner)
-		if err != nil {
-			return nil, fmt.Errorf("%w: -planner: %v", ErrConfig, err)
-		}
-		if pl != nil {
-			kc.Planner = pl
-		}
-		if cfg.Env.Kind == "household" {
+		kc := cfg.KGPlan
+		if cfg.Env.Kind == EnvHousehold {
 			// Where objects are likely to be is public knowledge of the
 			// game (ALFWORLD-FACTS.md) that a language model brings; the
 			// offline planner gets it as a search order.
 			kc.CanHold = household.CanHold
 		}
-		return kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
+		m, err := kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder, Text: kgoff.Text{}})
+		if errors.Is(err, kgplan.ErrConfig) {
+			return nil, &SettingError{Flag: "planner", Reason: err.Error()}
+		}
+		return m, err
 	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
 	baseline.FullHistoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewFullHistory(baseline.FullHistoryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewFullHistory(cfg.FullHistory, baselineDeps(b))
 	}},
 	baseline.SummaryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewSummary(baseline.SummaryConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewSummary(cfg.Summary, baselineDeps(b))
 	}},
 	baseline.ReflexionName: {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewReflexion(baseline.ReflexionConfig{}, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewReflexion(cfg.Reflexion, baselineDeps(b))
 	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
 }
 
-// clinConfig is CLIN's configuration from the run's settings.
-func clinConfig(cfg Config) clin.Config {
-	return clin.Config{Trials: cfg.CLIN.Trials, MetaFirstTrial: cfg.CLIN.MetaFirstTrial, SelectByEmbedding: cfg.CLIN.SelectByEmbedding}
+// clinDeps are CLIN's models on the backend, with the rules of package
+// clin/offline for the offline backend.
+func clinDeps(b *Backend) clin.Deps {
+	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
+}
+
+// baselineDeps are the baselines' models on the backend, with the roles of
+// package baseline/offline for the offline backend.
+func baselineDeps(b *Backend) baseline.Deps {
+	return baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()}
 }
 
 // MethodNames lists the registered methods, sorted; baselines only when asked.
@@ -110,7 +123,7 @@ func Fits(name string, st envbridge.Style) bool {
 }
 
 // fitMethods checks cfg.Methods against the suite before anything is
-// written (issue 19 point 9): with cfg.FitOnly (-method all) the methods that
+// written: with cfg.FitOnly (-method all) the methods that
 // cannot run on the environment are dropped with a note on w; otherwise such
 // a method is refused with ErrConfig naming the method and the environment.
 func fitMethods(cfg *Config, suite envbridge.Suite, w io.Writer) error {
@@ -143,9 +156,14 @@ func styleList(st []envbridge.Style) string {
 // IsBaseline reports whether a method learns nothing (no training, no checkpoint).
 func IsBaseline(name string) bool { return registry[name].baseline }
 
-// NewMethod builds a registered method on the backend.
+// NewMethod builds a registered method on the backend, from the resolved
+// configuration (every method gets its own Config, -temperature included).
 func NewMethod(name string, cfg Config, b *Backend) (agent.Method, error) {
-	return registry[name].build(cfg, b)
+	e, ok := registry[name]
+	if !ok {
+		return nil, &SettingError{Flag: "method", Reason: fmt.Sprintf("unknown method %q", name)}
+	}
+	return e.build(cfg.Resolved(), b)
 }
 
 func summarizer(cfg Config, b *Backend) summarize.Summarizer {
@@ -154,24 +172,21 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 		// "w/o situation processing" (seed 002 Table 2): the raw observation is the state.
 		return summarize.Raw{}
 	case b.Offline():
-		return summarize.Offline{TaskProgress: cfg.SAMem.TaskProgress}
+		return sumoff.Summarizer{TaskProgress: cfg.SAMem.TaskProgress}
 	}
 	return summarize.NewLLM(b.Chat)
 }
 
 func thinker(cfg Config, b *Backend) thought.Thinker {
 	if b.Offline() {
-		return thought.Offline{}
+		return thoughtoff.Thinker{}
 	}
-	t := thought.NewLLM(b.Chat, b.Embedder)
-	t.Temperature = cfg.LLM.Temperature
-	t.OneCall = cfg.Thinker.OneCall
-	return t
+	return thought.NewLLMWith(b.Chat, b.Embedder, cfg.Thinker)
 }
 
 func checker(b *Backend) forget.Checker {
 	if b.Offline() {
-		return forget.Offline{}
+		return forgetoff.Checker{}
 	}
 	return forget.NewLLM(b.Chat)
 }

@@ -58,6 +58,9 @@ func fakePlanner(log string, args []string) int {
 // the command line (here this test binary) plans kgplan's episodes; bad
 // values are refused with the flag named.
 func TestPlannerFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains kgplan with an external planner process (runs without -short)")
+	}
 	log := t.TempDir() + "/calls.log"
 	t.Setenv("TRAINER_FAKE_PLANNER", log)
 	exe, err := os.Executable()
@@ -66,7 +69,7 @@ func TestPlannerFlag(t *testing.T) {
 	}
 	cfg := smallConfig(t, "kgplan")
 	cfg.Iterations, cfg.PerType, cfg.Workers = 1, 1, 1
-	cfg.KGPlan.Planner = exe + " {domain} {problem} {plan}"
+	cfg.KGPlan.PlannerSpec = exe + " {domain} {problem} {plan}"
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +88,14 @@ func TestPlannerFlag(t *testing.T) {
 	t.Logf("external planner ran %d times", calls)
 	for _, bad := range []string{"fast-downward=/no/such/driver", "/no/such/planner {domain} {problem} {plan}", exe + " {domain}"} {
 		c := smallConfig(t, "kgplan")
-		c.KGPlan.Planner = bad
+		c.KGPlan.PlannerSpec = bad
 		if err := c.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "-planner") {
 			t.Errorf("-planner %q: %v, want a configuration error naming -planner", bad, err)
 		}
 	}
 	for _, ok := range []string{"", "astar"} {
-		if p, err := NewPlanner(ok); p != nil || err != nil {
-			t.Errorf("NewPlanner(%q) = %v, %v, want the built-in", ok, p, err)
+		if p, err := pddl.ParsePlanner(ok); p != nil || err != nil {
+			t.Errorf("pddl.ParsePlanner(%q) = %v, %v, want the built-in", ok, p, err)
 		}
 	}
 }

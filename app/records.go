@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/samem/trainer/clin"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,36 +17,74 @@ import (
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge/agentgym"
 	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/llm/local"
 )
 
 // Resolved is the configuration with every default the code applies made
-// explicit, as it is recorded (config.json, checkpoints, each evaluation's
-// summary.json and results rows): SAMem's thresholds, alpha, gamma, eps0,
-// beta and forgetting bound (samem.Config.Resolved), the household grammar,
-// the step limit where one applies to every task, and the number of model
-// requests in flight. A step limit that depends on the task (ScienceWorld's
-// per level, Z-machine games') stays 0 here; each result row records its
-// task's limit.
+// explicit: the one place where a zero setting becomes the value a run
+// uses. It is what the drivers run with and what is recorded (config.json,
+// checkpoints, each evaluation's summary.json and results rows): the
+// methods' own defaults (samem.Config.Resolved: thresholds, alpha, gamma,
+// eps0, beta and forgetting bound; CLIN's; the thinker's), the ablation's
+// switch, -temperature in every method's Config, the household grammar,
+// the step limit where one applies to every task, the local models, the
+// embedding dimension and the number of model requests in flight. A step
+// limit that depends on the task (ScienceWorld's per level, Z-machine
+// games') stays 0 here; each result row records its task's limit.
+// Resolved is idempotent.
 func (c Config) Resolved() Config {
-	c.SAMem = c.SAMem.Resolved()
-	if c.CLIN.Trials == 0 {
-		c.CLIN.Trials = clin.DefaultTrials
+	if c.TaskOrder == "" {
+		c.TaskOrder = TaskOrderSuite
 	}
+	switch c.Ablation {
+	case AblationNoQ:
+		c.SAMem.NoQ = true
+	case AblationNoSituation:
+		c.SAMem.NoClustering = true
+	case AblationNoDecay:
+		c.SAMem.NoDecay = true
+	}
+	c.SAMem = c.SAMem.Resolved()
+	c.Thinker = c.Thinker.Resolved()
+	c.CLIN = c.CLIN.Resolved()
+	t := c.LLM.Temperature
+	c.Thinker.Temperature, c.CLIN.Temperature, c.AriGraph.Temperature = t, t, t
+	c.MemStream.Temperature, c.KGPlan.Temperature = t, t
+	c.FullHistory.Actor.Temperature, c.Summary.Actor.Temperature, c.Reflexion.Actor.Temperature = t, t, t
 	switch c.Env.Kind {
-	case "household":
+	case EnvHousehold:
 		if c.Env.Grammar == "" {
-			c.Env.Grammar = "0.3"
+			c.Env.Grammar = Grammar03
 		}
 		if c.Env.MaxSteps == 0 {
 			c.Env.MaxSteps = household.DefaultMaxSteps
 		}
-	case "agentgym":
-		if c.Env.GymKind == "" {
-			c.Env.GymKind = "alfworld"
+	case EnvZMachine:
+		if c.Env.Interpreter == "" {
+			c.Env.Interpreter = InterpreterZVM
 		}
-		if c.Env.MaxSteps == 0 && c.Env.GymKind == "alfworld" {
+	case EnvAgentGym:
+		switch c.Env.GymKind {
+		case "":
+			c.Env.GymKind = GymALFWorld
+		case "scienceworld":
+			c.Env.GymKind = GymScienceWorld
+		}
+		if c.Env.MaxSteps == 0 && c.Env.GymKind == GymALFWorld {
 			c.Env.MaxSteps = agentgym.DefaultMaxSteps
 		}
+	}
+	if c.LLM.Embed == c.LLM.Backend {
+		c.LLM.Embed = ""
+	}
+	if c.LLM.Backend == BackendLocal {
+		c.LLM.ChatModel = local.ChatModel
+	}
+	switch {
+	case c.LLM.EmbedBackend() == BackendLocal:
+		c.LLM.EmbedModel, c.LLM.EmbedDim = local.EmbedModel, local.EmbedDim
+	case c.LLM.EmbedDim == 0:
+		c.LLM.EmbedDim = DefaultEmbedDim
 	}
 	if c.LLM.Concurrency == 0 {
 		c.LLM.Concurrency = c.LLM.concurrency(c.Workers)
@@ -55,64 +92,25 @@ func (c Config) Resolved() Config {
 	return c
 }
 
-// notEvalSettings are configuration keys that do not change what an
-// evaluation measures (where it runs, how fast, with what cache), or that
-// name the evaluation already (the split) or its rows (the methods): they
-// never name an evaluation's directory.
-var notEvalSettings = map[string]bool{
-	"run": true, "methods": true, "workers": true, "split": true, "iterations": true, "per_type": true,
-	"llm.chat_urls": true, "llm.embed_urls": true, "llm.timeout": true, "llm.retries": true,
-	"llm.concurrency": true, "llm.prices": true, "llm.cache": true,
-}
-
 // EvalOverrides lists, as sorted "flag=value", the settings of an
-// evaluation that differ from the configuration the run was trained with
-// (base): -world-seed, -grammar,
-// -max-steps, -seed, -tasks, a model or a threshold. Both sides are
-// compared resolved, so that naming a default explicitly is no override.
+// evaluation that change what it measures and differ from the
+// configuration the run was trained with (base): -world-seed, -grammar,
+// -max-steps, -seed, -tasks, a model or a threshold; each is named by its
+// eval flag (Settings). Both sides are compared resolved, so that naming a
+// default explicitly is no override. Settings that only change how the
+// evaluation executes (workers, timeouts, the cache) are never overrides.
 func EvalOverrides(base, eval Config) []string {
-	a, b := flatten(base.Resolved()), flatten(eval.Resolved())
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
 	var out []string
-	for k := range keys {
-		if notEvalSettings[k] || a[k] == b[k] {
-			continue
-		}
-		v := b[k]
+	for _, d := range differences(base, eval, func(s Setting) bool {
+		return s.Cmds&CmdEval != 0 && s.Effect == ChangesResult
+	}) {
+		v := d.New
 		if v == "" {
 			v = "none"
 		}
-		name := k[strings.LastIndexByte(k, '.')+1:]
-		out = append(out, strings.ReplaceAll(name, "_", "-")+"="+v)
+		out = append(out, d.Flag+"="+v)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// flatten renders a configuration as dotted JSON keys and their values.
-func flatten(c Config) map[string]string {
-	b, _ := json.Marshal(c)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	out := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if obj, ok := v.(map[string]any); ok {
-			for k, x := range obj {
-				walk(strings.TrimPrefix(prefix+"."+k, "."), x)
-			}
-			return
-		}
-		s, _ := json.Marshal(v)
-		out[prefix] = strings.Trim(string(s), `"`)
-	}
-	walk("", m)
 	return out
 }
 
@@ -201,7 +199,7 @@ func recordSettings(cfg Config, overrides []string, results []EvalResult, rows [
 // AgentGym (whose tasks carry ALFWorld's type names once identified); nil
 // for other environments.
 func paperOracle(env EnvConfig) map[string]int {
-	if env.Kind == "household" || (env.Kind == "agentgym" && (env.GymKind == "" || env.GymKind == "alfworld")) {
+	if env.Kind == EnvHousehold || (env.Kind == EnvAgentGym && (env.GymKind == "" || env.GymKind == GymALFWorld)) {
 		return household.PaperOracleSteps()
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/qlearn"
@@ -15,7 +16,7 @@ import (
 // An evaluation with an override (-world-seed) goes to its own directory
 // and leaves the plain one as it was; both record every resolved parameter
 // in summary.json and in each results row, and config.json holds SAMem's
-// alpha, gamma and thresholds as used (issue 16, point 8).
+// alpha, gamma and thresholds as used.
 func TestEvalRecordsAndDirectories(t *testing.T) {
 	ctx := context.Background()
 	cfg := smallConfig(t, "samem")
@@ -95,6 +96,23 @@ func TestEvalOverrides(t *testing.T) {
 	}
 	if got := EvalName("test", []string{"game=../x/y z.z8"}); got != "test-game=.._x_y_z.z8" {
 		t.Errorf("EvalName with a path = %q", got)
+	}
+	// Each override is named by the flag that sets it, which the table of
+	// settings holds (not a guess from the JSON key: "trials", "carry" and
+	// "eval-per-type" named no flag).
+	named := base
+	named.CLIN.Trials, named.AriGraph.Carry, named.EvalPerType, named.KGPlan.NoLifelong = 3, true, 2, true
+	named.SAMem.Threshold, named.Ablation = 0.9, AblationNoQ
+	named.LLM.Timeout, named.LLM.Cache, named.LLM.Concurrency, named.ProgressEvery = time.Minute, "off", 3, time.Second
+	want = []string{"ablation=no-q", "arigraph-carry=true", "clin-trials=3", "kgplan-no-lifelong=true", "per-type=2", "threshold=0.9"}
+	if got := EvalOverrides(base, named); !slices.Equal(got, want) {
+		t.Errorf("EvalOverrides = %v, want %v", got, want)
+	}
+	for _, o := range want {
+		flag, _, _ := strings.Cut(o, "=")
+		if _, ok := LookupSetting(CmdEval, flag); !ok {
+			t.Errorf("override %s: eval has no flag -%s", o, flag)
+		}
 	}
 }
 

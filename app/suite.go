@@ -23,23 +23,23 @@ import (
 // NewSuite opens the environment suite of cfg.
 func NewSuite(ctx context.Context, cfg EnvConfig, seed int64) (envbridge.Suite, error) {
 	switch cfg.Kind {
-	case "household":
+	case EnvHousehold:
 		g := household.Grammar03
-		if cfg.Grammar == "0.4" {
+		if cfg.Grammar == Grammar04 {
 			g = household.Grammar04
 		}
 		return household.New(household.Config{Seed: cfg.WorldSeed, MaxSteps: cfg.MaxSteps, Grammar: g})
-	case "zmachine":
+	case EnvZMachine:
 		return zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: cfg.MaxSteps, Seed: seed,
-			Interpreter: cfg.Interpreter, ValidActions: cfg.ValidActions}, cfg.Game)
-	case "jsonl":
+			Interpreter: string(cfg.Interpreter), ValidActions: cfg.ValidActions}, cfg.Game)
+	case EnvJSONL:
 		// The command is split on white space and run without a shell.
 		return jsonl.NewSuite(ctx, jsonl.Config{Command: strings.Fields(cfg.Command)})
-	case "agentgym":
+	case EnvAgentGym:
 		kind := agentgym.ALFWorld
 		switch cfg.GymKind {
-		case "", "alfworld":
-		case "sciworld", "scienceworld":
+		case "", GymALFWorld:
+		case GymScienceWorld, "scienceworld":
 			kind = agentgym.ScienceWorld
 		default:
 			return nil, fmt.Errorf("%w: -agentgym-kind %q: want alfworld or sciworld", ErrConfig, cfg.GymKind)
@@ -114,7 +114,7 @@ func IdentifySuite(ctx context.Context, suite envbridge.Suite, run string) error
 // With order TaskOrderShuffled the picked tasks are then put in an order
 // drawn with the run seed (the same in every iteration); with
 // TaskOrderSuite (or "") they keep the suite's order.
-func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, seed int64, order string) []envbridge.Task {
+func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, seed int64, order TaskOrder) []envbridge.Task {
 	if suite.Style() == envbridge.StyleScience {
 		tasks = runner.SamplePerType(tasks, perType, seed)
 	} else {
@@ -127,18 +127,3 @@ func TrainingTasks(suite envbridge.Suite, tasks []envbridge.Task, perType int, s
 	}
 	return tasks
 }
-
-// Orders of the training tasks in an iteration (-task-order).
-const (
-	// TaskOrderShuffled: an order drawn with the run seed, the same in every
-	// iteration. The default since issue 15: the household suite lists its
-	// tasks in blocks of one type, and SAMem's clustered states are shared
-	// by task types, so in the suite's order every iteration ended with a
-	// block of one type (137 two-object tasks of 600) whose updates the
-	// shared values then tracked. Seed 002's Algorithm 1 loops over the
-	// training tasks without saying in which order.
-	TaskOrderShuffled = "shuffled"
-	// TaskOrderSuite keeps the suite's order (the order before issue 15;
-	// also what a config.json without task_order means).
-	TaskOrderSuite = "suite"
-)

@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/samem/trainer/agent"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/samem/trainer/agent"
 
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
@@ -41,6 +46,19 @@ type Streams struct {
 // stopped.
 func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, err error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.Resolved()
+	// A run directory's config.json describes its memories: training them
+	// further with settings that change what they learn is refused before
+	// anything is written.
+	prev, err := LoadConfig(cfg.Run)
+	switch {
+	case err == nil:
+		if err := CheckResume(cfg.Run, prev, cfg, TrainedMethods(cfg.Run)); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
@@ -132,11 +150,12 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
 		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
 		// The configuration is recorded once this run has committed a
-		// checkpoint: a run refused before (a damaged or incompatible
-		// checkpoint, another schedule) leaves the run directory as it was.
-		if res.Checkpoint != "" && !wroteConfig {
+		// checkpoint of its own: a run refused before (a damaged or
+		// incompatible checkpoint, another schedule), or one that resumed a
+		// finished run and trained nothing, leaves the run directory as it was.
+		if res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom && !wroteConfig {
 			wroteConfig = true
-			if werr := writeConfig(cfg); werr != nil && err == nil {
+			if werr := writeConfig(cfg, prev.Methods); werr != nil && err == nil {
 				err = werr
 			}
 		}
@@ -152,8 +171,18 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 // atomically. Train calls it only once a checkpoint of this configuration
 // is committed, so a configuration the runner refuses (another schedule,
 // another embedder) never replaces the one the checkpoints were made with.
-func writeConfig(cfg Config) error {
+// The methods recorded are those of earlier runs into the directory
+// (earlier) and this run's, so that a method added to a run keeps the
+// others on record.
+func writeConfig(cfg Config, earlier []string) error {
 	path := filepath.Join(cfg.Run, ConfigFile)
+	methods := slices.Clone(earlier)
+	for _, m := range cfg.Methods {
+		if !slices.Contains(methods, m) {
+			methods = append(methods, m)
+		}
+	}
+	cfg.Methods = methods
 	tmp, err := os.CreateTemp(cfg.Run, ".config-*.json")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -179,3 +208,62 @@ func writeConfig(cfg Config) error {
 
 // IsInterrupted reports whether err is a graceful stop (a checkpoint was saved).
 func IsInterrupted(err error) bool { return errors.Is(err, runner.ErrInterrupted) }
+
+// ResumeError refuses to train a run further with settings that change
+// what its memories learn: its config.json would no longer describe them.
+// It wraps ErrConfig (exit code 2).
+type ResumeError struct {
+	Run         string
+	Differences []Difference // Old: the run's value, New: this command's
+}
+
+func (e *ResumeError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v: -run %s was trained with other settings; training it further with these would leave memories its %s does not describe:\n", ErrConfig, e.Run, ConfigFile)
+	var orig []string
+	for _, d := range e.Differences {
+		fmt.Fprintf(&b, "  -%s: %s in the run, %s now\n", d.Flag, quoteValue(d.Old), quoteValue(d.New))
+		orig = append(orig, flagArg(d.Setting, d.Old))
+	}
+	fmt.Fprintf(&b, "Train with these settings into a new run directory (another -run), or resume %s with its own: %s", e.Run, strings.Join(orig, " "))
+	return b.String()
+}
+
+// Unwrap makes errors.Is(err, ErrConfig) true.
+func (e *ResumeError) Unwrap() error { return ErrConfig }
+
+// CheckResume compares the configuration a run was recorded with (prev,
+// its config.json) with the one a train command brings (cfg). Every
+// setting that changes what is learned (Effect ChangesResult) and concerns
+// a method trained in the run must be the same; settings that only change
+// how the run executes may differ. With no method trained, the record
+// describes no memory and anything goes. The differences are returned as a
+// *ResumeError, each named by its flag with both values.
+func CheckResume(run string, prev, cfg Config, trained []string) error {
+	if len(trained) == 0 {
+		return nil
+	}
+	diffs := differences(prev, cfg, func(s Setting) bool {
+		return s.Cmds&CmdTrain != 0 && s.Effect == ChangesResult && s.concerns(trained)
+	})
+	if len(diffs) == 0 {
+		return nil
+	}
+	return &ResumeError{Run: run, Differences: diffs}
+}
+
+// quoteValue shows an empty value or one with spaces in quotes.
+func quoteValue(v string) string {
+	if v == "" || strings.ContainsAny(v, " \t\"'") {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// flagArg is the command-line argument that sets s to v.
+func flagArg(s Setting, v string) string {
+	if _, ok := s.Field(&Config{}).(*bool); ok {
+		return "-" + s.Flag + "=" + v
+	}
+	return "-" + s.Flag + " " + quoteValue(v)
+}

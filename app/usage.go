@@ -11,8 +11,8 @@ import (
 )
 
 // Usage files: one usage account per train and per eval, saved in the run
-// directory next to what the run produced (issue 19: one account for train
-// and eval, written whether the run succeeded or not).
+// directory next to what the run produced: one account for train and
+// eval, written whether the run succeeded or not.
 const (
 	// TrainUsageFile is written to <run>/ by train.
 	TrainUsageFile = "train-usage.json"
@@ -35,14 +35,14 @@ type Account struct {
 
 // newAccount starts an empty account.
 func newAccount(command string, cfg Config) *Account {
-	return &Account{Command: command, Backend: cfg.LLM.Backend, Methods: map[string]llm.Report{}}
+	return &Account{Command: command, Backend: string(cfg.LLM.Backend), Methods: map[string]llm.Report{}}
 }
 
 // String prints the account for the end of a run: the run's total and one
 // block per method and role.
 func (a *Account) String() string {
 	var b strings.Builder
-	if a.Backend == "offline" {
+	if a.Backend == string(BackendOffline) {
 		b.WriteString("model usage: offline backend, no model requests\n")
 	} else {
 		fmt.Fprintf(&b, "model usage (%s backend), whole run:\n%s", a.Backend, a.Run)

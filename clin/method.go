@@ -56,80 +56,85 @@ type Config struct {
 	// iterations, offline roles) valid_unseen success was 0.81 with 12 and
 	// 0.86 with 20, because the hashing embedder's relevance sometimes drops
 	// an ordering item ("heating ... is NECESSARY to putting ...").
-	TopK int
+	TopK int `json:"top_k,omitempty"`
 	// Archive is how many best memories of earlier episodes feed a
 	// meta-memory (Sec. 3.4: 10).
-	Archive int
+	Archive int `json:"archive,omitempty"`
 	// Window is how many recent memories the generator sees (Eq. 2: 3).
-	Window int
+	Window int `json:"window,omitempty"`
 	// Retries is how many times the executor asks again when a candidate
 	// action is not admissible (Sec. 3.3: 5).
-	Retries int
-	// Temperature of the LLM-backed roles; default 0.
-	Temperature float64
+	Retries int `json:"retries,omitempty"`
+	// Temperature of the LLM-backed roles (controller, memory generator,
+	// selector); default 0. The application sets it from -temperature.
+	Temperature float64 `json:"-"`
 	// MaxTokens of a memory generator reply; default 1024.
-	MaxTokens int
+	MaxTokens int `json:"max_tokens,omitempty"`
 	// SelectByEmbedding chooses the items by embedding top-TopK even with a
 	// model (the former behaviour, kept as an option; saves one call per
 	// trial). Default off: the model selects (Sec. 3.3).
-	SelectByEmbedding bool
+	SelectByEmbedding bool `json:"select_by_embedding"`
 	// Trials is how many trials of a training task adapt its memory (Eq. 2);
 	// later trials play with the memory of the last one and leave it as it
 	// is. Default DefaultTrials: seed 004 Fig. 4 runs Trial-0 (BASE) to
 	// Trial-4 (ADAPT).
-	Trials int
+	Trials int `json:"trials"`
 	// MetaFirstTrial starts the first trial of a training task from a
 	// meta-memory of the other trained tasks of its type (GEN-ENV-like; the
 	// former behaviour, kept as an option). Default off: the first trial
 	// starts with an empty memory, as ADAPT does (seed 004 Sec. 5A, "CLIN
 	// initializes with an empty memory at the beginning of the first trial").
-	MetaFirstTrial bool
+	MetaFirstTrial bool `json:"meta_first_trial"`
 	// Name is the method's name; default "clin". Variants set their own so
 	// that their checkpoints and results are apart.
-	Name string
+	Name string `json:"-"`
 	// GA evaluates as seed 004's GEN-ADAPT (G+A, Sec. 5B and 5C, Table 2):
 	// a held-out task starts from its meta-memory and, while it is not
 	// solved, is retried with the memory adapted after each trial (Eq. 2),
 	// up to Trials trials (the paper gives G+A no count of its own; Trials
 	// is ADAPT's K, Fig. 4). Default off: one trial per held-out task, the
 	// GEN-ENV (or GEN-TASK) number.
-	GA bool
+	GA bool `json:"-"`
 	// GenTask builds a held-out task's meta-memory from the best memories
 	// of trained tasks of the *other* types, with the GEN-TASK prompt
 	// (Sec. 5C, Fig. 9): transfer to a task type left out of the archive.
 	// Default off: the archive holds the task's own type (GEN-ENV, Fig. 8).
-	GenTask bool
+	GenTask bool `json:"-"`
 	// Advice makes the memory generator write free-form advice instead of
 	// causal abstractions (Sec. 5 question E, Fig. 13, Table 3's
 	// ablation). Default off.
-	Advice bool
+	Advice bool `json:"-"`
 }
 
 // Defaults of Config.
 const (
-	DefaultTopK      = 20
-	DefaultArchive   = 10
-	DefaultWindow    = 3
-	DefaultRetries   = 5
-	DefaultMaxTokens = 1024
+	defaultTopK      = 20
+	defaultArchive   = 10
+	defaultWindow    = 3
+	defaultRetries   = 5
+	defaultMaxTokens = 1024
 	DefaultTrials    = 5
 )
 
+// Resolved is the configuration with the defaults New applies made
+// explicit, for records such as a run's config.json.
+func (c Config) Resolved() Config { return c.withDefaults() }
+
 func (c Config) withDefaults() Config {
 	if c.TopK <= 0 {
-		c.TopK = DefaultTopK
+		c.TopK = defaultTopK
 	}
 	if c.Archive <= 0 {
-		c.Archive = DefaultArchive
+		c.Archive = defaultArchive
 	}
 	if c.Window <= 0 {
-		c.Window = DefaultWindow
+		c.Window = defaultWindow
 	}
 	if c.Retries <= 0 {
-		c.Retries = DefaultRetries
+		c.Retries = defaultRetries
 	}
 	if c.MaxTokens <= 0 {
-		c.MaxTokens = DefaultMaxTokens
+		c.MaxTokens = defaultMaxTokens
 	}
 	if c.Trials <= 0 {
 		c.Trials = DefaultTrials
@@ -142,15 +147,24 @@ func (c Config) withDefaults() Config {
 
 // Deps are the models CLIN's roles run on.
 type Deps struct {
-	// Chat runs the controller and the memory generator; nil selects the
-	// offline roles (OfflineController, OfflineGenerator).
+	// Chat runs the controller, the memory generator and the selector; nil
+	// selects Controller and Generator.
 	Chat llm.Chatter
 	// Embed selects memory items and matches actions; required.
 	Embed llm.Embedder
+	// Controller and Generator are the roles without a model (package
+	// clin/offline's rules), used when Chat is nil; memory items are then
+	// selected by embedding.
+	Controller Controller
+	Generator  Generator
 }
 
 // ErrNoEmbedder is returned by New when Deps.Embed is nil.
 var ErrNoEmbedder = errors.New("clin: an embedder is required")
+
+// ErrNoRoles is returned by New when Deps has neither a model nor the
+// roles that run without one.
+var ErrNoRoles = errors.New("clin: no model and no offline controller and generator")
 
 // Method is CLIN as an agent.Method. It is safe for concurrent use; its
 // memory is guarded by one lock.
@@ -205,8 +219,8 @@ func (tm *taskMemory) best() (Memory, bool) {
 	return b, true
 }
 
-// New builds CLIN with the LLM-backed roles when deps.Chat is set and the
-// offline roles otherwise.
+// New builds CLIN with the LLM-backed roles when deps.Chat is set and
+// deps.Controller and deps.Generator otherwise.
 func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Embed == nil {
 		return nil, ErrNoEmbedder
@@ -219,7 +233,10 @@ func New(cfg Config, deps Deps) (*Method, error) {
 		m.sel = &LLMSelector{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.model = "llm"
 	} else {
-		m.ctrl, m.gen, m.model = OfflineController{}, OfflineGenerator{}, "offline"
+		if deps.Controller == nil || deps.Generator == nil {
+			return nil, ErrNoRoles
+		}
+		m.ctrl, m.gen, m.model = deps.Controller, deps.Generator, "offline"
 	}
 	return m, nil
 }

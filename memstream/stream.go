@@ -19,11 +19,11 @@ import (
 
 // Defaults of seed 001 Sec. 4.1-4.2 and seed 000 Sec. 4.2.
 const (
-	DefaultDecay     = 0.995 // recency decay per step (seed 001 Sec. 4.1: per game hour; our clock is agent steps)
-	DefaultThreshold = 150   // summed importance that triggers reflection (Sec. 4.2)
-	DefaultK         = 5     // retrieved memories in working memory (seed 000 Sec. 4.2)
-	DefaultRecent    = 100   // recent records shown when asking reflection questions (Sec. 4.2)
-	DefaultQuestions = 3     // reflection questions (Sec. 4.2)
+	defaultDecay     = 0.995 // recency decay per step (seed 001 Sec. 4.1: per game hour; our clock is agent steps)
+	defaultThreshold = 150   // summed importance that triggers reflection (Sec. 4.2)
+	defaultK         = 5     // retrieved memories in working memory (seed 000 Sec. 4.2)
+	defaultRecent    = 100   // recent records shown when asking reflection questions (Sec. 4.2)
+	defaultQuestions = 3     // reflection questions (Sec. 4.2)
 	DefaultInsights  = 5     // insights per reflection (Sec. 4.2)
 )
 
@@ -47,25 +47,27 @@ type Memory struct {
 
 // Weights of the retrieval score; seed 001 Sec. 4.1 sets all three to 1.
 type Weights struct {
-	Recency, Importance, Relevance float64
+	Recency    float64 `json:"recency"`
+	Importance float64 `json:"importance"`
+	Relevance  float64 `json:"relevance"`
 }
 
-// PaperWeights are seed 001's weights.
-var PaperWeights = Weights{1, 1, 1}
+// paperWeights are seed 001's weights.
+var paperWeights = Weights{1, 1, 1}
 
-// Stream is a memory stream. It is not safe for concurrent use.
-type Stream struct {
+// stream is a memory stream. It is not safe for concurrent use.
+type stream struct {
 	mems []Memory
 	vecs map[string][]float32
 	// sinceReflect sums the importance of memories added since the last reflection.
 	sinceReflect float64
 }
 
-// NewStream returns an empty stream.
-func NewStream() *Stream { return &Stream{vecs: map[string][]float32{}} }
+// newStream returns an empty stream.
+func newStream() *stream { return &stream{vecs: map[string][]float32{}} }
 
 // Memories returns a copy of the memories in creation order.
-func (s *Stream) Memories() []Memory {
+func (s *stream) Memories() []Memory {
 	out := make([]Memory, len(s.mems))
 	for i, m := range s.mems {
 		m.Evidence = slices.Clone(m.Evidence)
@@ -75,10 +77,10 @@ func (s *Stream) Memories() []Memory {
 }
 
 // Len is the number of memories.
-func (s *Stream) Len() int { return len(s.mems) }
+func (s *stream) Len() int { return len(s.mems) }
 
 // Add appends a memory created at step now and returns its ID.
-func (s *Stream) Add(kind, text, task string, now int, importance float64, evidence []int) int {
+func (s *stream) Add(kind, text, task string, now int, importance float64, evidence []int) int {
 	id := len(s.mems)
 	if n := len(s.mems); n > 0 {
 		id = s.mems[n-1].ID + 1
@@ -93,10 +95,10 @@ func (s *Stream) Add(kind, text, task string, now int, importance float64, evide
 
 // ShouldReflect reports whether the importance summed since the last
 // reflection exceeds threshold (seed 001 Sec. 4.2).
-func (s *Stream) ShouldReflect(threshold float64) bool { return s.sinceReflect > threshold }
+func (s *stream) ShouldReflect(threshold float64) bool { return s.sinceReflect > threshold }
 
 // Reflected resets the importance sum.
-func (s *Stream) Reflected() { s.sinceReflect = 0 }
+func (s *stream) Reflected() { s.sinceReflect = 0 }
 
 // Scored is a memory with its retrieval score and components.
 type Scored struct {
@@ -121,7 +123,7 @@ func minmax(xs []float64) {
 	}
 }
 
-func (s *Stream) embed(ctx context.Context, emb llm.Embedder, texts []string) error {
+func (s *stream) embed(ctx context.Context, emb llm.Embedder, texts []string) error {
 	var miss []string
 	for _, t := range texts {
 		if _, ok := s.vecs[t]; !ok && !slices.Contains(miss, t) {
@@ -162,7 +164,7 @@ func cosine(a, b []float32) float64 {
 // decay^(now - last access), importance, and cosine relevance, each
 // min-max normalised over the candidates, weighted and summed. Best first;
 // ties prefer the newer memory.
-func (s *Stream) Score(ctx context.Context, emb llm.Embedder, query string, now int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
+func (s *stream) Score(ctx context.Context, emb llm.Embedder, query string, now int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
 	var cand []Scored
 	texts := []string{query}
 	for _, m := range s.mems {
@@ -203,7 +205,7 @@ func (s *Stream) Score(ctx context.Context, emb llm.Embedder, query string, now 
 }
 
 // Retrieve returns the k best memories for query and marks them accessed at now.
-func (s *Stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, now, k int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
+func (s *stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, now, k int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
 	sc, err := s.Score(ctx, emb, query, now, decay, w, keep)
 	if err != nil {
 		return nil, err
@@ -220,6 +222,6 @@ func (s *Stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, n
 }
 
 // Recent returns the n most recently created memories, oldest first.
-func (s *Stream) Recent(n int) []Memory {
+func (s *stream) Recent(n int) []Memory {
 	return s.Memories()[max(0, len(s.mems)-n):]
 }

@@ -31,9 +31,11 @@ type Method struct {
 	// Overall is the evaluation over all held-out tasks, ByType per task type.
 	Overall runner.Summary
 	ByType  map[string]runner.Summary
-	// Tokens and CostUSD are the evaluation's model usage (0 offline).
-	Tokens  int64
-	CostUSD float64
+	// Tokens and CostUSD are the evaluation's model usage (0 offline);
+	// ReasoningTokens the part of the completion tokens spent reasoning.
+	Tokens          int64
+	ReasoningTokens int64
+	CostUSD         float64
 	// Memory is the size of the evaluated memory by kind (states, thoughts,
 	// entries, triplets, ...); nil when the method has none.
 	Memory map[string]int
@@ -71,6 +73,9 @@ type ParseRow struct {
 	Replies, Repaired, Unusable   int64
 	AskedAgain, FellBack, Skipped int64
 	FallbackShare                 float64
+	// Reasoned counts the replies that carried reasoning (taken out before
+	// parsing); ReasoningTokens the tokens the server said it spent on it.
+	Reasoned, ReasoningTokens int64
 }
 
 // SweepPoint is one training and evaluation of SAMem at one similarity

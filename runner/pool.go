@@ -36,8 +36,8 @@ type result struct {
 // by the next job of that worker for certain. Waiting for the channel alone
 // would not do: a select with both a job to hand out and a closed stop ready
 // picks either at random, so a stopped run could go on starting episodes
-// (issue 15: TestEvalWarnsMidIteration saw a whole iteration finish after
-// its stop, once in 20 runs).
+// (TestEvalWarnsMidIteration saw a whole iteration finish after its stop,
+// once in 20 runs).
 func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []job, workers int, onDone func(result), stops ...<-chan struct{}) []result {
 	workers = max(1, min(workers, len(jobs)))
 	stopped := func() bool {

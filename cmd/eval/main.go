@@ -22,6 +22,13 @@ import (
 	"github.com/samem/trainer/cmd/internal/cli"
 )
 
+// usage is what -h prints before the flags.
+const usage = `usage: eval [flags]
+
+Evaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.
+Defaults come from the run's config.json; an experiment file (-config) and the flags override them.
+`
+
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -39,20 +46,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Methods = trained
 	}
 	cfg.Methods = append(cfg.Methods, baseline.NoMemoryName)
-	fset := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	lists := cli.Bind(fset, &cfg)
-	fset.StringVar(&cfg.Split, "split", cfg.Split, "held-out split to evaluate: valid_unseen, valid_seen (or train)")
-	fset.IntVar(&cfg.Tasks, "tasks", cfg.Tasks, "evaluate only the first N tasks of the split (0: all)")
-	fset.IntVar(&cfg.EvalPerType, "per-type", cfg.EvalPerType, "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)")
-	reportOnly := fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
-	fset.IntVar(&cfg.MaxErrors, "max-errors", 0, "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1")
-	asJSON := fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
-	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; flags override them.\n\nflags:\n")
-		fset.PrintDefaults()
-	}
-	if err := fset.Parse(args); err != nil {
+	fset, lists, reportOnly, asJSON := newFlags(&cfg, stderr)
+	if err := cli.Parse(fset, args, app.CmdEval); err != nil {
 		return cli.ParseCode(err)
 	}
 	if fset.NArg() > 0 {
@@ -61,8 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	lists.Finish(true)
 	if cfg.MaxErrors < 0 {
-		fmt.Fprintf(stderr, "eval: -max-errors %d: want 0 or more\n", cfg.MaxErrors)
-		return cli.ExitUsage
+		return cli.Code(&app.SettingError{Flag: "max-errors", Reason: fmt.Sprintf("%d: want 0 or more", cfg.MaxErrors)}, stderr, "eval")
 	}
 	if *reportOnly {
 		dir, _, err := app.EvalDir(cfg)
@@ -97,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stdout)
 				app.PrintCLINTable2(tw, res)
 			}
-			if cfg.Env.Kind != "household" {
+			if cfg.Env.Kind != app.EnvHousehold {
 				// Scored environments: SR and AR as seed 002 Table 1, and
 				// the normalised score per game (seed 000 Sec. 4.1).
 				fmt.Fprintln(stdout)
@@ -111,4 +105,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "evaluated in %s\n", cli.Elapsed(time.Since(began)))
 	}
 	return cli.Code(err, stderr, "eval")
+}
+
+// newFlags builds eval's flags over cfg (the settings of app.Settings that
+// eval binds, -report-only and -json), writing usage to stderr.
+func newFlags(cfg *app.Config, stderr io.Writer) (fset *flag.FlagSet, lists *cli.Lists, reportOnly, asJSON *bool) {
+	fset = flag.NewFlagSet("eval", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	lists = cli.Bind(fset, cfg, app.CmdEval)
+	reportOnly = fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
+	asJSON = fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
+	fset.Usage = func() {
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
+		fset.PrintDefaults()
+	}
+	return fset, lists, reportOnly, asJSON
 }

@@ -3,7 +3,7 @@
 // the trainer uses: interactively in a terminal, or scripted with -commands
 // FILE or -walkthrough (the task's own winning commands), and with -json
 // one JSON object per step. A scripted episode plays the whole script
-// unless -max-steps sets a step limit. See the README and `play -h`.
+// unless -max-steps sets a step limit. See docs/USAGE.md and `play -h`.
 package main
 
 import (
@@ -56,23 +56,47 @@ type walkthroughs interface{ Walkthrough(taskID string) []string }
 // maxCommandBytes bounds one line of a -commands file.
 const maxCommandBytes = 64 << 10
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := app.Defaults()
+// usage is what -h prints before the flags.
+const usage = `usage: play [flags]
+
+Plays one task of an environment through the trainer's own drivers:
+interactively, or scripted with -commands FILE (and -json).
+`
+
+// options are play's flags that are not part of the configuration.
+type options struct {
+	split, taskID string
+	list          bool
+	commands      string // a file of commands, "-" for stdin
+	walk          bool   // the task's own walkthrough
+	limited       bool   // -max-steps was given
+	asJSON        bool
+}
+
+// newFlags defines play's flags on a new FlagSet, filling cfg and o.
+// Parsing and playing stay in run.
+func newFlags(cfg *app.Config, o *options) *flag.FlagSet {
 	fset := flag.NewFlagSet("play", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	cli.BindEnv(fset, &cfg.Env)
-	fset.Int64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the environment's tasks (zmachine: games without a seed of their own; any value, 0 included)")
-	split := fset.String("split", envbridge.SplitTrain, "split the task is taken from")
-	taskID := fset.String("task", "", "task ID to play (default: the first task of -split; -list shows them)")
-	list := fset.Bool("list", false, "list the tasks of -split and exit")
-	commands := fset.String("commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively; the whole file unless -max-steps is given")
-	walk := fset.Bool("walkthrough", false, "play the task's own walkthrough (zmachine: Jericho's suite.json beside the game, or a TextWorld game's .json), every command, unless -max-steps is given")
-	asJSON := fset.Bool("json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
+	cli.Bind(fset, cfg, app.CmdPlay)
+	fset.StringVar(&o.split, "split", envbridge.SplitTrain, "split the task is taken from")
+	fset.StringVar(&o.taskID, "task", "", "task ID to play (default: the first task of -split; -list shows them)")
+	fset.BoolVar(&o.list, "list", false, "list the tasks of -split and exit")
+	fset.StringVar(&o.commands, "commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively; the whole file unless -max-steps is given")
+	fset.BoolVar(&o.walk, "walkthrough", false, "play the task's own walkthrough (zmachine: Jericho's suite.json beside the game, or a TextWorld game's .json), every command, unless -max-steps is given")
+	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: play [flags]\n\nPlays one task of an environment through the trainer's own drivers:\ninteractively, or scripted with -commands FILE (and -json).\n\nflags:\n")
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	return fset
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	var o options
+	fset := newFlags(&cfg, &o)
+	fset.SetOutput(stderr)
+	if err := cli.Parse(fset, args, app.CmdPlay); err != nil {
 		return cli.ParseCode(err)
 	}
 	if fset.NArg() > 0 {
@@ -82,16 +106,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := validateEnv(&cfg); err != nil {
 		return cli.Code(err, stderr, "play")
 	}
-	if *walk && *commands != "" {
+	if o.walk && o.commands != "" {
 		fmt.Fprintln(stderr, "play: -walkthrough and -commands both give the commands; use one")
 		return cli.ExitUsage
 	}
-	limited := false
-	fset.Visit(func(f *flag.Flag) { limited = limited || f.Name == "max-steps" })
+	fset.Visit(func(f *flag.Flag) { o.limited = o.limited || f.Name == "max-steps" })
 	ctx, _, stop := cli.Signals(ctx, stderr)
 	defer stop()
-	err := play(ctx, cfg, playOpts{split: *split, taskID: *taskID, list: *list, commands: *commands, walk: *walk,
-		limited: limited, json: *asJSON}, stdin, stdout, stderr)
+	err := play(ctx, cfg, o, stdin, stdout, stderr)
 	return cli.Code(err, stderr, "play")
 }
 
@@ -103,18 +125,8 @@ func validateEnv(cfg *app.Config) error {
 	return c.Validate()
 }
 
-// playOpts are play's flags.
-type playOpts struct {
-	split, taskID string
-	list          bool
-	commands      string // a file of commands, "-" for stdin
-	walk          bool   // the task's own walkthrough
-	limited       bool   // -max-steps was given
-	json          bool
-}
-
-func play(ctx context.Context, cfg app.Config, o playOpts, stdin io.Reader, stdout, stderr io.Writer) error {
-	split, taskID, list, commands, asJSON := o.split, o.taskID, o.list, o.commands, o.json
+func play(ctx context.Context, cfg app.Config, o options, stdin io.Reader, stdout, stderr io.Writer) error {
+	split, taskID, list, commands, asJSON := o.split, o.taskID, o.list, o.commands, o.asJSON
 	suite, err := app.NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return err

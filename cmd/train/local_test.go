@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/samem/trainer/app"
 	"github.com/samem/trainer/internal/testenv"
 	"github.com/samem/trainer/llm/local"
 )
@@ -58,7 +59,8 @@ func alive(pid int) bool {
 
 // TestLocalServerStopsWithTheRun: the local embedding server of a training
 // run (-embed local) is gone when the run ends on SIGINT, on SIGTERM twice,
-// and on a failure (a checkpoint of another schedule refused).
+// and on a failure (a checkpoint of another schedule refused after the
+// server started).
 func TestLocalServerStopsWithTheRun(t *testing.T) {
 	bin := binary(t, "train")
 	testenv.Need(t, local.Tools() == nil, "node and npm (Debian: apt-get install nodejs npm)")
@@ -70,6 +72,11 @@ func TestLocalServerStopsWithTheRun(t *testing.T) {
 	failing := filepath.Join(t.TempDir(), "run")
 	if out, err := exec.Command(bin, "-run", failing, "-iterations", "1", "-per-type", "1", "-max-steps", "2").CombinedOutput(); err != nil {
 		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	// Without its config.json the run's other settings are refused by its
+	// checkpoint, after the backend has started (with it, before).
+	if err := os.Remove(filepath.Join(failing, app.ConfigFile)); err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string

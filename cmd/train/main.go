@@ -22,18 +22,8 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := app.Defaults()
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lists := cli.Bind(fs, &cfg)
-	fs.IntVar(&cfg.Iterations, "iterations", cfg.Iterations, "training iterations over the tasks (seed 002 Sec. 4.1.2: 9)")
-	fs.StringVar(&cfg.TaskOrder, "task-order", cfg.TaskOrder, "order of the training tasks in an iteration: shuffled (with the run seed, the same every iteration) or suite (the suite's order, by task type)")
-	fs.IntVar(&cfg.PerType, "per-type", cfg.PerType, "training tasks per task type (seed 002 Sec. 4.1: 5); 0 uses every training task")
-	asJSON := fs.Bool("json", false, "print the training history as JSON on stdout")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: train [flags]\n\nTrains memory methods on the training split and checkpoints them in -run after every iteration.\nRunning it again with the same flags resumes. Ctrl-C saves a checkpoint and stops.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	fs, lists, asJSON := newFlags(&cfg, stderr)
+	if err := cli.Parse(fs, args, app.CmdTrain); err != nil {
 		return cli.ParseCode(err)
 	}
 	if fs.NArg() > 0 {
@@ -58,4 +48,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "trained in %s\n", cli.Elapsed(time.Since(began)))
 	}
 	return cli.Code(err, stderr, "train")
+}
+
+// usage is what -h prints before the flags.
+const usage = `usage: train [flags]
+
+Trains memory methods on the training split and checkpoints them in -run after every iteration.
+Running it again with the same settings resumes; settings that change what is learned must be
+those of the run (its config.json). Ctrl-C saves a checkpoint and stops.
+`
+
+// newFlags builds train's flags over cfg (the settings of app.Settings that
+// train binds, and -json), writing usage to stderr.
+func newFlags(cfg *app.Config, stderr io.Writer) (*flag.FlagSet, *cli.Lists, *bool) {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lists := cli.Bind(fs, cfg, app.CmdTrain)
+	asJSON := fs.Bool("json", false, "print the training history as JSON on stdout")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\nflags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs, lists, asJSON
 }
