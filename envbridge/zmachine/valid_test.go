@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/samem/trainer/envbridge"
 )
 
 // openGame opens a game of ../shared/games in-process and resets it.
@@ -203,5 +205,57 @@ func TestGrammarMetaWords(t *testing.T) {
 		if s := tp.String(); s == "take inventory" || s == "script off" {
 			t.Errorf("template %q", s)
 		}
+	}
+}
+
+// TestRefusedCandidatesLast: a candidate a search played to no change is
+// tried after the others once the episode moves on, and only then (two
+// searches of one state make one list); a new episode forgets it.
+func TestRefusedCandidatesLast(t *testing.T) {
+	s, env, _ := openFirst(t, filepath.Join(gamesDir(t), "jericho/zork1.z5"), 100)
+	texts := func() []string {
+		var out []string
+		for _, c := range env.candidateList() {
+			out = append(out, c.text)
+		}
+		return out
+	}
+	first := texts()
+	if _, err := env.validActions(1); err != nil {
+		t.Fatal(err)
+	}
+	refused := len(env.pending)
+	if refused == 0 {
+		t.Fatal("no candidate at West of House changed nothing")
+	}
+	a, _ := env.validActions(1)
+	b, _ := env.validActions(1)
+	if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(texts(), first) {
+		t.Errorf("a second search of one state changed the list or the order: %q, %q", a, b)
+	}
+	// "wait" changes no object: the player stays at West of House, and
+	// what was refused there comes after what was not.
+	if _, err := env.Step(ctxT(t), "wait"); err != nil {
+		t.Fatal(err)
+	}
+	after := env.candidateList()
+	seenRefused := false
+	for _, c := range after {
+		isRefused := c.key != "" && env.refused[c.key]
+		if isRefused {
+			seenRefused = true
+		} else if seenRefused {
+			t.Fatalf("%q (not refused) comes after a refused candidate: %v", c.text, after)
+		}
+	}
+	if !seenRefused {
+		t.Errorf("no candidate put back after a wait; refused before: %d", refused)
+	}
+	ts, _ := s.Tasks(envbridge.SplitTrain)
+	if _, err := env.Reset(ctxT(t), ts[0]); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.refused) != 0 || !reflect.DeepEqual(texts(), first) {
+		t.Errorf("a new episode keeps %d refusals", len(env.refused))
 	}
 }
