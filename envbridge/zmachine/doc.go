@@ -69,7 +69,11 @@
 //     (the game's verb grammar from the JerichoFile beside it, else a
 //     general list) filled with the objects in view, each played from a
 //     snapshot and kept when it changes the object tree or the score, within
-//     an instruction budget (Config.ValidBudget). With Config.ValidActions it
+//     an instruction budget (Config.ValidBudget); a candidate an earlier
+//     search of the episode played to no change (its object as it is now,
+//     or the same room) is tried after the others, so the list depends on
+//     the episode's path as well as on the state (one list per state within
+//     it; a new episode starts afresh). With Config.ValidActions it
 //     fills every observation's Admissible list. With GOMAXPROCS above 1
 //     the candidates are tried concurrently on the machine and up to three
 //     clones of it (zvm.Machine.Clone, made once per game); the list equals

@@ -37,6 +37,13 @@ import (
 //     word gave 61 ("take room", "take west", "take golden", "take
 //     locker" ...).
 //
+// Candidates an earlier search of the episode played to no change are
+// tried after the others (Env.refused): most refusals hold ("That's not
+// something you can open."), and the instruction budget is better spent
+// on what was not tried. A refusal is remembered with its object as it was
+// (number, parent, attributes), so that "open door" refused while the door
+// was locked is back in its place once the door changes.
+//
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
 // changes it) or the score changed. Tree bytes that a plain "look" changes
