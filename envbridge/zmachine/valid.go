@@ -880,14 +880,6 @@ func (d *dictionary) nameWords(name string) []string {
 	return out
 }
 
-// nameWord is the last of an object's nameWords, or "".
-func (d *dictionary) nameWord(name string) string {
-	if ws := d.nameWords(name); len(ws) > 0 {
-		return ws[len(ws)-1]
-	}
-	return ""
-}
-
 // nounsIn lists the names of things that text mentions, by the game's
 // dictionary: each run of consecutive words the dictionary marks as nouns
 // (flag 0x80 in Inform and Infocom dictionaries; Inform 7 enters every word
