@@ -197,7 +197,7 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "household: ALFWorld action `grammar`, 0.3 (\"put X in/on Y\", the default) or 0.4 (\"move X to Y\")",
 			Field: func(c *Config) any { return &c.Env.Grammar }},
 		{Flag: "max-steps", Cmds: cmdAll, Effect: ChangesResult,
-			Usage: "step limit of an episode (0: the environment's default: 50 household and agentgym ALFWorld, ScienceWorld 20/20/40 by level; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 100 otherwise)",
+			Usage: "step limit of an episode (0: the environment's default: 50 household and agentgym ALFWorld, ScienceWorld 20/20/40 by level; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 100 otherwise; AgentBoard's own evaluation runs Jericho's games 30 steps; play: none for a script unless given)",
 			Field: func(c *Config) any { return &c.Env.MaxSteps }},
 		{Flag: "game", Cmds: cmdAll, Effect: ChangesResult,
 			Usage: "zmachine: a story `file` (.z3/.z5/.z8) or a folder of them, played in-process",

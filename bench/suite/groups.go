@@ -366,7 +366,10 @@ func householdRows(ctx context.Context, opts Options) ([]report.Row, error) {
 // in-memory snapshot and restore (at most 50 us; baseline dfrotz's save
 // and restore through a file); valid actions in a typical room on one and
 // on two cores (at most 20 ms; baseline the same candidates through dfrotz,
-// each after a restore); and the engines alone per CPU second on every
+// each after a restore); valid actions over the Jericho suite's
+// walkthroughs (a sample of steps, one core: median and slowest step, at
+// most 20 and 200 ms, and the recall on tree-changing steps, at least 90
+// %); and the engines alone per CPU second on every
 // TextWorld game and zork1 (zvm against dfrotz on the same script; no
 // target: they show what a step costs). Without dfrotz its rows are skipped
 // with a note; without ../shared/games the in-process rows are.
@@ -459,6 +462,30 @@ func zmachineRows(ctx context.Context, opts Options) ([]report.Row, error) {
 				Note: fmt.Sprintf("%v actions of %v candidates, %.1f CPU ms", b.Metrics["actions"], b.Metrics["candidates"], b.Metrics["cpu-ms/op"])}
 			rows = append(rows, withBase(r, metric(g, "DfrotzValidActions/"+c.sub, "ns/op")/1e6, "the same candidates through dfrotz (ms)", "x quicker", quicker))
 		}
+	}
+	// Valid actions over the Jericho suite's walkthroughs (a sample of
+	// steps), on one core: the time per step and the recall on the steps
+	// whose command changes the object tree.
+	suiteFig := "Z-machine valid actions over the Jericho suite's walkthroughs, 1 core"
+	// one iteration: the whole suite (minutes on a loaded machine), in a
+	// go test of its own
+	vs, err := extern.RunGoTest(ctx, opts.Root, "./envbridge/zmachine", "^BenchmarkValidActionsSuite$", "1x")
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := vs.Find("ValidActionsSuite"); ok {
+		m := b.Metrics
+		note := fmt.Sprintf("%.0f steps (every 25th); CPU time %.1f ms median, %.1f ms slowest", m["steps"], m["median-cpu-ms"], m["max-cpu-ms"])
+		rows = append(rows,
+			report.Row{Figure: suiteFig + ": median step (ms)", Value: m["median-ms"], Target: report.Target{Op: report.AtMost, Limit: 20},
+				Baseline: none, Ratio: none, Note: note},
+			report.Row{Figure: suiteFig + ": slowest step (ms)", Value: m["max-ms"], Target: report.Target{Op: report.AtMost, Limit: 200},
+				Baseline: none, Ratio: none, Note: note},
+			report.Row{Figure: suiteFig + ": recall on tree-changing steps, same effect (%)", Value: m["matched-%"], Target: report.Target{Op: report.AtLeast, Limit: 90},
+				Baseline: m["listed-%"], BaselineName: "the command itself listed (%)", Ratio: none,
+				Note: fmt.Sprintf("empty list where the walkthrough acts: %.0f", m["empty"])})
+	} else {
+		rows = append(rows, skip(vs, suiteFig+" (ms)", report.Target{Op: report.AtMost, Limit: 20}, "ValidActionsSuite"))
 	}
 	for _, b := range eng.Benchmarks {
 		name, ok := strings.CutPrefix(b.Name, "Engines/")
