@@ -62,10 +62,15 @@ type Config struct {
 	// ProgressEvery is the longest silence of a batch in progress when
 	// stderr is not a terminal (-progress-every; 0: 30 s); not saved.
 	ProgressEvery time.Duration `json:"-"`
-	Seed          int64         `json:"seed"`
-	Workers       int           `json:"workers"`
-	Iterations    int           `json:"iterations"`
-	PerType       int           `json:"per_type"`
+	// RecordTrain records every training episode, step by step with what
+	// memory read, in <run>/<method>/train-trajectories.jsonl when the
+	// training schedule has at most this many episodes (-record-train;
+	// 0: never, negative: always); not saved.
+	RecordTrain int   `json:"-"`
+	Seed        int64 `json:"seed"`
+	Workers     int   `json:"workers"`
+	Iterations  int   `json:"iterations"`
+	PerType     int   `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in
 	// a config.json means TaskOrderSuite: it was written before the choice).
 	TaskOrder TaskOrder `json:"task_order,omitempty"`
@@ -189,6 +194,7 @@ func Defaults() Config {
 		Run:           filepath.Join("runs", "default"),
 		Methods:       []string{samem.Name},
 		ProgressEvery: DefaultProgressEvery,
+		RecordTrain:   DefaultRecordTrain,
 		Seed:          1,
 		Workers:       runtime.NumCPU(),
 		Iterations:    9,

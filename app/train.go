@@ -126,6 +126,14 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		prog := NewProgress(io.Err, io.TTY)
 		prog.Meter = meter
 		prog.Every = cfg.ProgressEvery
+		var progress runner.Progress = prog
+		var rec *recorder
+		if recordsTraining(cfg.RecordTrain, len(tasks)*cfg.Iterations) {
+			if rec, err = newRecorder(prog, filepath.Join(cfg.Run, name), name); err != nil {
+				return results, err
+			}
+			progress = rec
+		}
 		res, err := runner.Train(llm.WithMeter(ctx, meter), runner.TrainConfig{
 			Method: m, Suite: suite, Tasks: tasks,
 			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
@@ -136,7 +144,7 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
 			Stop:     io.Stop,
-			Progress: prog,
+			Progress: progress,
 			Resumed: func(dir string) {
 				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
 				if lr, ok := m.(agent.LoadReporter); ok {
@@ -146,6 +154,11 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				}
 			},
 		})
+		if rec != nil {
+			if rerr := rec.Close(); rerr != nil {
+				fmt.Fprintf(io.Err, "warning: %v\n", rerr)
+			}
+		}
 		acct.Methods[name] = meter.Report()
 		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
 		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
