@@ -3,7 +3,7 @@
 GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
-CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels
+CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels ./cmd/view
 
 .PHONY: run train eval check flags test vet race fuzz bench soak clean local-models
 
