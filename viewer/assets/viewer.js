@@ -41,7 +41,8 @@ function esc(s) {
 function fmt(x, d) {
   if (typeof x !== "number" || !isFinite(x)) return x == null ? "" : String(x);
   if (Number.isInteger(x)) return String(x);
-  return x.toFixed(d == null ? 3 : d);
+  if (d != null) return x.toFixed(d);
+  return String(Number(x.toPrecision(4))); // 0.0001234, 0.5, 12.35
 }
 function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
@@ -97,7 +98,9 @@ function grid(columns, rows, opt) {
     const body = h("tbody");
     for (const r of rs.slice(0, shown)) {
       const tr = h("tr", { class: opt.onRow ? "click" : null, onclick: opt.onRow ? () => opt.onRow(r) : null });
-      r.forEach((c, i) => tr.append(h("td", { class: numeric[i] ? "num" : null }, opt.cell ? opt.cell(c, i, r) : c)));
+      // Numbers show rounded; sorting and search use the cell as written.
+      r.forEach((c, i) => tr.append(h("td", { class: numeric[i] ? "num" : null, title: numeric[i] && c !== "" ? c : null },
+        opt.cell ? opt.cell(c, i, r) : numeric[i] && c !== "" ? fmt(Number(c)) : c)));
       body.append(tr);
     }
     tbl.append(body);
