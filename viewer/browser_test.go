@@ -232,6 +232,52 @@ func TestViewerInBrowser(t *testing.T) {
 	if e := errs(); len(e) > 0 {
 		t.Fatalf("page errors: %v", e)
 	}
+
+	// Results with intervals and paired comparisons (summary.json of
+	// repeated runs) show them in the comparison.
+	withCI := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(withCI, os.DirFS(filepath.Join(run, "eval"))); err != nil {
+		t.Fatal(err)
+	}
+	sumPath := filepath.Join(withCI, ix.Evals[0].Name, "summary.json")
+	var results []map[string]any
+	b, err := os.ReadFile(sumPath)
+	if err == nil {
+		err = json.Unmarshal(b, &results)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		r["seeds"] = []int{1, 2, 3}
+		r["intervals"] = map[string]any{"success": map[string]any{"mean": 0.5, "low": 0.125, "high": 0.875, "n": 3, "over": "seeds", "method": "t"}}
+		r["paired"] = []map[string]any{{"against": "nomemory", "metric": "success", "result": map[string]any{"pairs": 12, "difference": 0.25}}}
+	}
+	if b, err = json.Marshal(results); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(sumPath, b, 0o644)
+	ciRun := filepath.Dir(withCI)
+	os.Rename(withCI, filepath.Join(ciRun, "eval"))
+	ciOut := filepath.Join(ciRun, "viewer")
+	if _, err := Write(context.Background(), Options{Run: ciRun, Out: ciOut}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(ctx, filepath.Join(ciOut, "index.html"), "compare", "compare"); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[0.13, 0.88]", "over 3 seeds", "Paired comparisons", "run seeds 1, 2, 3"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the comparison with intervals does not show %q:\n%s", want, text)
+		}
+	}
+	if e := errs(); len(e) > 0 {
+		t.Fatalf("page errors: %v", e)
+	}
 }
 
 // readIndex reads the index a viewer folder holds.

@@ -63,6 +63,7 @@ type EpisodeRef struct {
 	ID         string  `json:"id"`
 	Method     string  `json:"method"`
 	Eval       string  `json:"eval,omitempty"` // the evaluation's directory name; "" for training
+	Seed       int64   `json:"seed,omitempty"` // the run seed, when the records carry one
 	Mode       string  `json:"mode"`
 	Iteration  int     `json:"iteration,omitempty"`
 	Task       string  `json:"task"`
@@ -86,8 +87,11 @@ type Eval struct {
 	Summary json.RawMessage `json:"summary"`
 	Usage   json.RawMessage `json:"usage,omitempty"`
 	// Stats is the evaluation's statistics file when the results carry
-	// one (stats.json: intervals over seeds), kept whole.
+	// one (stats.json), kept whole; the intervals and paired comparisons
+	// of summary.json are read from Summary.
 	Stats json.RawMessage `json:"stats,omitempty"`
+	// Provenance is the evaluation's provenance.json when it has one.
+	Provenance json.RawMessage `json:"provenance,omitempty"`
 }
 
 // Method is one trained method: its training history (the runner's
@@ -254,7 +258,7 @@ func (w *writer) evals() error {
 	for _, e := range ents {
 		name := e.Name()
 		if !e.IsDir() || strings.HasPrefix(name, ".") || strings.HasSuffix(name, app.PartialSuffix) ||
-			strings.HasSuffix(name, ".old") || strings.Contains(name, ".earlier-") {
+			strings.HasSuffix(name, ".old") || strings.Contains(name, ".earlier-") || strings.HasSuffix(name, ".shards") {
 			continue
 		}
 		dir := filepath.Join(w.run, "eval", name)
@@ -264,7 +268,8 @@ func (w *writer) evals() error {
 			continue
 		}
 		w.ix.Evals = append(w.ix.Evals, Eval{Name: name, Summary: sum,
-			Usage: readRaw(filepath.Join(dir, app.EvalUsageFile)), Stats: readRaw(filepath.Join(dir, "stats.json"))})
+			Usage: readRaw(filepath.Join(dir, app.EvalUsageFile)), Stats: readRaw(filepath.Join(dir, "stats.json")),
+			Provenance: readRaw(filepath.Join(dir, "provenance.json"))})
 		if err := w.trajectories(filepath.Join(dir, app.TrajectoriesFile), name, false); err != nil {
 			return err
 		}
@@ -275,6 +280,7 @@ func (w *writer) evals() error {
 // line is what the index needs of a trajectories line.
 type line struct {
 	Method     string `json:"method"`
+	Seed       int64  `json:"seed"`
 	Superseded bool   `json:"superseded"`
 	Task       struct {
 		ID   string `json:"id"`
@@ -317,7 +323,7 @@ func (w *writer) trajectories(path, eval string, train bool) error {
 		raw []byte
 	}
 	var recs []rec
-	last := map[[2]int]int{}
+	last := map[[3]int64]int{}
 	r := bufio.NewReaderSize(f, 1<<20)
 	for n := 1; ; n++ {
 		b, err := r.ReadBytes('\n')
@@ -326,7 +332,7 @@ func (w *writer) trajectories(path, eval string, train bool) error {
 			if jerr := json.Unmarshal(b, &l); jerr != nil {
 				w.ix.Notes = append(w.ix.Notes, fmt.Sprintf("%s line %d: %v, left out", path, n, jerr))
 			} else {
-				k := [2]int{l.Iteration, l.Index}
+				k := [3]int64{l.Seed, int64(l.Iteration), int64(l.Index)}
 				if i, ok := last[k]; ok && train {
 					recs[i] = rec{l, bytes.TrimSpace(b)}
 				} else {
@@ -360,7 +366,7 @@ func (w *writer) trajectories(path, eval string, train bool) error {
 			}
 		}
 		w.ix.Episodes = append(w.ix.Episodes, EpisodeRef{
-			ID: id, Method: l.Method, Eval: eval, Mode: mode, Iteration: l.Iteration, Task: l.Task.ID, Type: l.Task.Type,
+			ID: id, Method: l.Method, Eval: eval, Seed: l.Seed, Mode: mode, Iteration: l.Iteration, Task: l.Task.ID, Type: l.Task.Type,
 			Goal: l.Task.Goal, Won: l.Outcome.Won && l.Outcome.Err == "", Steps: l.Outcome.Steps, Score: l.Outcome.Score,
 			MaxScore: l.Outcome.MaxScore, Trial: l.Trial, Superseded: l.Superseded, Err: l.Outcome.Err, Guided: guided,
 		})

@@ -155,9 +155,9 @@ function interval(o) {
   if (o.ci_low != null && o.ci_high != null) return [o.ci_low, o.ci_high];
   return null;
 }
-function rateCell(s, href) {
+function rateCell(s, href, iv) {
   if (!s) return h("td", { class: "muted" }, "–");
-  const ci = interval(s);
+  const ci = iv && iv.high != null && (iv.low !== 0 || iv.high !== 0) ? [iv.low, iv.high] : interval(s);
   const txt = fmt(s.success_rate, 2) + (ci ? " [" + fmt(ci[0], 2) + ", " + fmt(ci[1], 2) + "]" : "");
   return h("td", { class: "num" }, h("a", { href }, txt), h("span", { class: "muted" }, " (" + (s.tasks != null ? s.tasks : "?") + ")"));
 }
@@ -174,12 +174,19 @@ const views = {
     const types = [...new Set(results.flatMap(r => Object.keys(r.by_type || {})))].sort();
     const head = h("tr", {}, h("th", {}, "method"), h("th", { class: "num" }, "all"), ...types.map(t => h("th", { class: "num" }, t)),
       h("th", { class: "num" }, "avg steps"), h("th", { class: "num" }, "errored"), h("th", { class: "num" }, "tokens"));
+    // summary.json's intervals: {success: {mean, low, high, n, over}, by_type: {t: {success}}}.
+    const iv = (r, t) => { const x = r.intervals; if (!x) return null; return t == null ? x.success : x.by_type && x.by_type[t] && x.by_type[t].success; };
     const body = results.map(r => h("tr", { "data-method": r.method }, h("td", {}, r.method),
-      rateCell({ success_rate: r.success_rate, tasks: r.tasks, ...r }, "#" + "episodes?" + qs({ eval: ev.name, method: r.method })),
-      ...types.map(t => rateCell(r.by_type && r.by_type[t], "#episodes?" + qs({ eval: ev.name, method: r.method, type: t }))),
+      rateCell({ success_rate: r.success_rate, tasks: r.tasks, ...r }, "#" + "episodes?" + qs({ eval: ev.name, method: r.method }), iv(r)),
+      ...types.map(t => rateCell(r.by_type && r.by_type[t], "#episodes?" + qs({ eval: ev.name, method: r.method, type: t }), iv(r, t))),
       h("td", { class: "num" }, fmt(r.avg_steps, 1)), h("td", { class: "num" }, r.errored || 0), h("td", { class: "num" }, r.tokens || 0)));
-    out.push(h("p", { class: "muted" }, "Success rate by task type (tasks in brackets" + (results.some(r => interval(r)) ? "; intervals over seeds in square brackets" : "") + "). Each number links to the episodes behind it."));
+    const first = results.map(r => iv(r)).find(x => x && x.high != null);
+    const over = first ? "; 95% intervals in square brackets, over " + (first.n || "?") + " " + (first.over || "values") + (first.method ? " (" + first.method + ")" : "") : results.some(r => interval(r)) ? "; intervals in square brackets" : "";
+    const seeds = results.find(r => Array.isArray(r.seeds) && r.seeds.length > 1);
+    out.push(h("p", { class: "muted" }, "Success rate by task type (tasks in brackets" + over + (seeds ? "; run seeds " + seeds.seeds.join(", ") : "") + "). Each number links to the episodes behind it."));
     out.push(h("table", { id: "comparison" }, h("thead", {}, head), h("tbody", {}, body)));
+    const paired = results.flatMap(r => (r.paired || []).map(p => [r.method, p.against, p.metric, ...["pairs", "difference", "low", "high", "p", "better", "worse"].map(k => p.result && p.result[k] != null ? String(p.result[k]) : "")]));
+    if (paired.length) out.push(h("h2", {}, "Paired comparisons"), grid(["method", "against", "metric", "pairs", "difference", "low", "high", "p", "better", "worse"], paired, { name: "paired" }));
     if (ev.stats) out.push(h("h2", {}, "Statistics"), h("pre", {}, JSON.stringify(ev.stats, null, 2)));
     const notes = results.filter(r => r.measures_fallback).map(r => r.method + ": " + Math.round(100 * r.fallback_share) + "% of a role's replies replaced by fallback rules");
     if (notes.length) out.push(h("h2", {}, "Caveats"), h("ul", {}, notes.map(n => h("li", {}, n))));
@@ -196,15 +203,15 @@ const views = {
     const eps = ix.episodes.filter(e => (!f.eval || (f.eval === "training" ? e.mode === "train" : e.eval === f.eval)) &&
       (!f.method || e.method === f.method) && (!f.type || e.type === f.type) &&
       (!f.result || (f.result === "won") === e.won));
-    const rows = eps.map(e => [e.id, e.method, e.eval || "train it " + (e.iteration + 1), e.task, e.type, e.won ? "won" : e.error ? "errored" : "failed", String(e.steps), String(e.guided || 0), String(e.trial || 0)]);
+    const rows = eps.map(e => [e.id, e.method, e.eval || "train it " + (e.iteration + 1), String(e.seed || ""), e.task, e.type, e.won ? "won" : e.error ? "errored" : "failed", String(e.steps), String(e.guided || 0), String(e.trial || 0)]);
     return [h("h1", {}, "Episodes"),
       h("div", { class: "controls" }, select("evaluation", evals, f.eval, v => set("eval", v), evals.map(v => v || "all")),
         select("method", methods, f.method, v => set("method", v), methods.map(v => v || "all")),
         select("type", types, f.type, v => set("type", v), types.map(v => v || "all")),
         select("result", ["", "won", "failed"], f.result, v => set("result", v), ["all", "won", "failed"])),
-      grid(["episode", "method", "evaluation", "task", "type", "result", "steps", "guided", "trial"], rows, {
+      grid(["episode", "method", "evaluation", "seed", "task", "type", "result", "steps", "guided", "trial"], rows, {
         name: "episodes",
-        cell: (c, i, r) => i === 0 ? h("a", { href: "#episode/" + c }, c) : i === 5 ? h("span", { class: c === "won" ? "won" : "lost" }, c) : c,
+        cell: (c, i, r) => i === 0 ? h("a", { href: "#episode/" + c }, c) : i === 6 ? h("span", { class: c === "won" ? "won" : "lost" }, c) : c,
       })];
   },
 
@@ -213,7 +220,7 @@ const views = {
     if (!ref) return [h("p", { class: "err" }, "No episode " + id)];
     const ep = await episode(id);
     const out = [h("h1", {}, ref.method + " on " + ref.task)];
-    const peers = S.ix.episodes.filter(e => e.task === ref.task && e.id !== id && e.mode === ref.mode && (e.eval || "") === (ref.eval || "") && (ref.mode !== "train" || e.iteration === ref.iteration));
+    const peers = S.ix.episodes.filter(e => e.task === ref.task && e.id !== id && e.mode === ref.mode && (e.eval || "") === (ref.eval || "") && (e.seed || 0) === (ref.seed || 0) && (ref.mode !== "train" || e.iteration === ref.iteration));
     if (peers.length) out.push(h("div", { class: "controls" }, h("span", { class: "muted" }, "Same task under:"),
       ...peers.map(e => h("a", { href: "#pair/" + id + "/" + e.id }, e.method + (e.trial ? " trial " + (e.trial + 1) : "") + " (" + (e.won ? "won" : "failed") + ")"))));
     out.push(renderEpisode(ref, ep));
@@ -322,6 +329,7 @@ const views = {
     for (const e of ix.evals) addUsage("eval " + e.name, e.usage);
     out.push(h("h2", {}, "Usage"), usage.length ? grid(["run", "method", "requests", "prompt tokens", "completion tokens", "cached tokens", "cost (USD)"], usage, { name: "usage" }) : h("p", { class: "muted" }, "No usage account in this run."));
     block("Training usage (train-usage.json)", ix.train_usage);
+    for (const e of ix.evals) block("Evaluation provenance: " + e.name, e.provenance);
     for (const e of ix.evals) block("Evaluation usage: " + e.name, e.usage);
     if (ix.notes && ix.notes.length) out.push(h("h2", {}, "Notes"), h("ul", {}, ix.notes.map(n => h("li", {}, n))));
     return out;
