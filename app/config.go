@@ -68,9 +68,19 @@ type Config struct {
 	// 0: never, negative: always); not saved.
 	RecordTrain int   `json:"-"`
 	Seed        int64 `json:"seed"`
-	Workers     int   `json:"workers"`
-	Iterations  int   `json:"iterations"`
-	PerType     int   `json:"per_type"`
+	// Seeds, when set, repeats the run once per run seed, each in its own
+	// sub-run <run>/seeds/<seed>/ (SeedRun); eval then also combines them
+	// with intervals over the seeds.
+	Seeds []int64 `json:"seeds,omitempty"`
+	// Shard is the part of the work this process does (-shard i/n); not
+	// saved: every part records the same configuration.
+	Shard Shard `json:"-"`
+	// metricsAlso is a second run directory whose metrics.jsonl gets the
+	// training's lines (the parent of a seed's sub-run).
+	metricsAlso string
+	Workers     int `json:"workers"`
+	Iterations  int `json:"iterations"`
+	PerType     int `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in
 	// a config.json means TaskOrderSuite: it was written before the choice).
 	TaskOrder TaskOrder `json:"task_order,omitempty"`
@@ -215,6 +225,9 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(c.Run) == "" {
 		return bad("run", "the run directory must not be empty")
+	}
+	if c.Shard.N < 0 || c.Shard.N > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.N) {
+		return bad("shard", "%d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.N)
 	}
 	if c.Workers < 1 {
 		return bad("workers", "%d: need at least 1", c.Workers)

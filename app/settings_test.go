@@ -74,7 +74,7 @@ func TestSettingsClassified(t *testing.T) {
 	}
 	want := map[Effect][]string{
 		ExecutionOnly: {"agentgym", "cache", "chat-url", "concurrency", "embed-url", "local-dir", "local-threads", "max-errors", "prices", "progress-every", "record-train", "retries", "timeout", "workers"},
-		Selects:       {"method", "run", "split"},
+		Selects:       {"method", "run", "seeds", "shard", "split"},
 	}
 	for _, e := range []Effect{ExecutionOnly, Selects} {
 		if !slices.Equal(got[e], want[e]) {

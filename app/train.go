@@ -24,6 +24,7 @@ import (
 // TrainResult is what Train reports per method (printed with -json).
 type TrainResult struct {
 	Method      string                  `json:"method"`
+	Seed        int64                   `json:"seed"`
 	History     []runner.IterationStats `json:"history"`
 	Checkpoint  string                  `json:"checkpoint"`
 	ResumedFrom string                  `json:"resumed_from,omitempty"`
@@ -60,6 +61,9 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
+	}
+	if len(cfg.Seeds) > 0 {
+		return trainSeeds(ctx, cfg, io)
 	}
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
@@ -110,6 +114,17 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		if werr := acct.finish(io.Err, path); werr != nil && err == nil {
 			err = werr
 		}
+		if save {
+			// What made the memories: the code, the environment, the models
+			// as the servers named them, the prompts, the settings.
+			warns, werr := recordTraining(cfg.Run, NewProvenance(ctx, "train", cfg, suite, backend.Embedder, acct.Run.Served))
+			for _, w := range warns {
+				fmt.Fprintf(io.Err, "warning: this training of %s differs from an earlier one: %s\n", cfg.Run, w)
+			}
+			if werr != nil && err == nil {
+				err = werr
+			}
+		}
 	}()
 	wroteConfig := false
 	for _, name := range cfg.Methods {
@@ -129,7 +144,7 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		var progress runner.Progress = prog
 		var rec *recorder
 		if recordsTraining(cfg.RecordTrain, len(tasks)*cfg.Iterations) {
-			if rec, err = newRecorder(prog, filepath.Join(cfg.Run, name), name); err != nil {
+			if rec, err = newRecorder(prog, filepath.Join(cfg.Run, name), name, cfg.Seed); err != nil {
 				return results, err
 			}
 			progress = rec
@@ -145,6 +160,16 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 			},
 			Stop:     io.Stop,
 			Progress: progress,
+			Iterated: func(h []runner.IterationStats) {
+				for _, run := range []string{cfg.Run, cfg.metricsAlso} {
+					if run == "" {
+						continue
+					}
+					if err := appendMetrics(run, name, cfg.Seed, h); err != nil {
+						fmt.Fprintf(io.Err, "warning: %v\n", err)
+					}
+				}
+			},
 			Resumed: func(dir string) {
 				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
 				if lr, ok := m.(agent.LoadReporter); ok {
@@ -161,7 +186,7 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		}
 		acct.Methods[name] = meter.Report()
 		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
-		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
+		results = append(results, TrainResult{Method: name, Seed: cfg.Seed, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
 		// The configuration is recorded once this run has committed a
 		// checkpoint of its own: a run refused before (a damaged or
 		// incompatible checkpoint, another schedule), or one that resumed a

@@ -33,18 +33,14 @@ func recordsTraining(n, episodes int) bool {
 // trajectoryLine is one line of a trajectories file: the method, the
 // episode and its steps, without the admissible lists (most of a
 // trajectory's bytes, and regenerated from the task).
-func trajectoryLine(method string, superseded bool, e runner.Episode) ([]byte, error) {
+func trajectoryLine(method string, seed int64, superseded bool, e runner.Episode) ([]byte, error) {
 	trs := make([]agent.Transition, len(e.Transitions))
 	for j, tr := range e.Transitions {
 		tr.Result.Admissible = nil
 		trs[j] = tr
 	}
 	e.Transitions = trs
-	return json.Marshal(struct {
-		Method     string `json:"method"`
-		Superseded bool   `json:"superseded,omitempty"`
-		runner.Episode
-	}{method, superseded, e})
+	return json.Marshal(trajectory{method, seed, superseded, e})
 }
 
 // recorder is a runner.Progress that also appends every finished episode
@@ -54,13 +50,14 @@ func trajectoryLine(method string, superseded bool, e runner.Episode) ([]byte, e
 type recorder struct {
 	runner.Progress
 	method string
+	seed   int64
 	path   string
 	f      *os.File
 	w      *bufio.Writer
 	err    error
 }
 
-func newRecorder(p runner.Progress, dir, method string) (*recorder, error) {
+func newRecorder(p runner.Progress, dir, method string, seed int64) (*recorder, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("record training: %w", err)
 	}
@@ -69,7 +66,7 @@ func newRecorder(p runner.Progress, dir, method string) (*recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record training: %w", err)
 	}
-	return &recorder{Progress: p, method: method, path: path, f: f, w: bufio.NewWriter(f)}, nil
+	return &recorder{Progress: p, method: method, seed: seed, path: path, f: f, w: bufio.NewWriter(f)}, nil
 }
 
 // Done implements runner.Progress.
@@ -78,7 +75,7 @@ func (r *recorder) Done(ep runner.Episode) {
 	if r.err != nil {
 		return
 	}
-	b, err := trajectoryLine(r.method, false, ep)
+	b, err := trajectoryLine(r.method, r.seed, false, ep)
 	if err == nil {
 		_, err = r.w.Write(append(b, '\n'))
 	}

@@ -127,6 +127,19 @@ func TrainedMethods(run string) []string {
 			out = append(out, name)
 		}
 	}
+	if len(out) == 0 {
+		// A run repeated over seeds: the methods trained in its seeds.
+		if cfg, err := LoadConfig(run); err == nil {
+			for _, s := range cfg.Seeds {
+				for _, m := range TrainedMethods(SeedRun(run, s)) {
+					if !slices.Contains(out, m) {
+						out = append(out, m)
+					}
+				}
+			}
+			slices.Sort(out)
+		}
+	}
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
 )
 
 // job is one episode to play.
@@ -101,7 +102,10 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 						continue
 					}
 				}
-				ep, err := Run(ctx, env, m, j.start)
+				// The episode's model calls go to one server of each role
+				// (its prefix cache), consecutive jobs to different ones.
+				ectx, _ := llm.WithEpisode(ctx, uint64(j.index))
+				ep, err := Run(ectx, env, m, j.start)
 				ep.Index = j.index
 				if err != nil {
 					// The error may have left the environment unusable (a

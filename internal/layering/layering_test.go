@@ -17,7 +17,7 @@ const module = "github.com/samem/trainer/"
 // shared are the packages every method core may import.
 var shared = []string{
 	"agent", "envbridge", "llm", "checkpoints", "cluster", "qlearn", "pddl",
-	"internal/reply", "internal/fold", "actions", "ariadne",
+	"internal/reply", "internal/fold", "internal/promptset", "actions", "ariadne",
 }
 
 // cores are the method cores and the packages each may import besides
