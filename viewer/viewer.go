@@ -238,7 +238,7 @@ func readRaw(path string) json.RawMessage {
 
 func (w *writer) all() error {
 	w.ix.Config = readRaw(filepath.Join(w.run, app.ConfigFile))
-	w.ix.Provenance = readRaw(filepath.Join(w.run, "provenance.json"))
+	w.ix.Provenance = readRaw(filepath.Join(w.run, app.ProvenanceFile))
 	w.ix.TrainUsage = readRaw(filepath.Join(w.run, app.TrainUsageFile))
 	if err := w.evals(); err != nil {
 		return err
@@ -269,7 +269,7 @@ func (w *writer) evals() error {
 		}
 		w.ix.Evals = append(w.ix.Evals, Eval{Name: name, Summary: sum,
 			Usage: readRaw(filepath.Join(dir, app.EvalUsageFile)), Stats: readRaw(filepath.Join(dir, "stats.json")),
-			Provenance: readRaw(filepath.Join(dir, "provenance.json"))})
+			Provenance: readRaw(filepath.Join(dir, app.ProvenanceFile))})
 		if err := w.trajectories(filepath.Join(dir, app.TrajectoriesFile), name, false); err != nil {
 			return err
 		}
@@ -403,7 +403,7 @@ func (w *writer) methods() error {
 			continue
 		}
 		m := Method{Name: e.Name()}
-		for _, mp := range []string{filepath.Join(mdir, "metrics.jsonl"), filepath.Join(w.run, "metrics.jsonl")} {
+		for _, mp := range []string{filepath.Join(mdir, app.MetricsFile), filepath.Join(w.run, app.MetricsFile)} {
 			m.Metrics = append(m.Metrics, readLines(mp, e.Name())...)
 		}
 		if err := w.trajectories(filepath.Join(mdir, app.TrainTrajectoriesFile), "", true); err != nil {

@@ -185,7 +185,7 @@ const views = {
     const seeds = results.find(r => Array.isArray(r.seeds) && r.seeds.length > 1);
     out.push(h("p", { class: "muted" }, "Success rate by task type (tasks in brackets" + over + (seeds ? "; run seeds " + seeds.seeds.join(", ") : "") + "). Each number links to the episodes behind it."));
     out.push(h("table", { id: "comparison" }, h("thead", {}, head), h("tbody", {}, body)));
-    const paired = results.flatMap(r => (r.paired || []).map(p => [r.method, p.against, p.metric, ...["pairs", "difference", "low", "high", "p", "better", "worse"].map(k => p.result && p.result[k] != null ? String(p.result[k]) : "")]));
+    const paired = results.flatMap(r => (r.paired || []).map(p => [r.method, p.against, p.metric, ...["pairs", "difference", "low", "high", "p_value", "better", "worse"].map(k => p.result && p.result[k] != null ? String(p.result[k]) : "")]));
     if (paired.length) out.push(h("h2", {}, "Paired comparisons"), grid(["method", "against", "metric", "pairs", "difference", "low", "high", "p", "better", "worse"], paired, { name: "paired" }));
     if (ev.stats) out.push(h("h2", {}, "Statistics"), h("pre", {}, JSON.stringify(ev.stats, null, 2)));
     const notes = results.filter(r => r.measures_fallback).map(r => r.method + ": " + Math.round(100 * r.fallback_share) + "% of a role's replies replaced by fallback rules");
