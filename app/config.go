@@ -66,7 +66,12 @@ type Config struct {
 	// ProgressEvery is the longest silence of a batch in progress when
 	// stderr is not a terminal (-progress-every; 0: 30 s); not saved.
 	ProgressEvery time.Duration `json:"-"`
-	Seed          int64         `json:"seed"`
+	// RecordTrain records every training episode, step by step with what
+	// memory read, in <run>/<method>/train-trajectories.jsonl when the
+	// training schedule has at most this many episodes (-record-train;
+	// 0: never, negative: always); not saved.
+	RecordTrain int   `json:"-"`
+	Seed        int64 `json:"seed"`
 	// Seeds, when set, repeats the run once per run seed, each in its own
 	// sub-run <run>/seeds/<seed>/ (SeedRun); eval then also combines them
 	// with intervals over the seeds.
@@ -211,6 +216,7 @@ func Defaults() Config {
 		Run:           filepath.Join("runs", "default"),
 		Methods:       []string{samem.Name},
 		ProgressEvery: DefaultProgressEvery,
+		RecordTrain:   DefaultRecordTrain,
 		Seed:          1,
 		Workers:       runtime.NumCPU(),
 		Iterations:    9,

@@ -617,17 +617,12 @@ func writeTrajectories(path string, seed int64, methods []string, superseded []b
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
 	for i, e := range eps {
-		// The admissible lists make up most of a trajectory's bytes and can
-		// be regenerated from the task; they are left out.
-		trs := make([]agent.Transition, len(e.Transitions))
-		for j, tr := range e.Transitions {
-			tr.Result.Admissible = nil
-			trs[j] = tr
+		b, err := trajectoryLine(methods[i], seed, superseded[i], e)
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
 		}
-		e.Transitions = trs
-		if err := enc.Encode(trajectory{methods[i], seed, superseded[i], e}); err != nil {
+		if err != nil {
 			f.Close()
 			return fmt.Errorf("write %s: %w", path, err)
 		}

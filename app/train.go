@@ -141,6 +141,14 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		prog := NewProgress(io.Err, io.TTY)
 		prog.Meter = meter
 		prog.Every = cfg.ProgressEvery
+		var progress runner.Progress = prog
+		var rec *recorder
+		if recordsTraining(cfg.RecordTrain, len(tasks)*cfg.Iterations) {
+			if rec, err = newRecorder(prog, filepath.Join(cfg.Run, name), name, cfg.Seed); err != nil {
+				return results, err
+			}
+			progress = rec
+		}
 		res, err := runner.Train(llm.WithMeter(ctx, meter), runner.TrainConfig{
 			Method: m, Suite: suite, Tasks: tasks,
 			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
@@ -151,7 +159,7 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
 			Stop:     io.Stop,
-			Progress: prog,
+			Progress: progress,
 			Iterated: func(h []runner.IterationStats) {
 				for _, run := range []string{cfg.Run, cfg.metricsAlso} {
 					if run == "" {
@@ -171,6 +179,11 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				}
 			},
 		})
+		if rec != nil {
+			if rerr := rec.Close(); rerr != nil {
+				fmt.Fprintf(io.Err, "warning: %v\n", rerr)
+			}
+		}
 		acct.Methods[name] = meter.Report()
 		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
 		results = append(results, TrainResult{Method: name, Seed: cfg.Seed, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})

@@ -80,6 +80,9 @@ type historyEpisode struct {
 	reflections []string
 	steps       []Step         // the episode so far, the opening observation first
 	offline     HistorySession // nil with a model
+	// shown are the reflections as the decisions' Recall lists them (with
+	// their sequence numbers and tasks); nil when there are none.
+	shown *agent.Recall
 }
 
 func newHistoryEpisode(s agent.Start, a *actor, off HistoryActor, maxHistory int, reflections []string) *historyEpisode {
@@ -96,7 +99,11 @@ func (e *historyEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 		e.steps = append(e.steps, Step{Text: obs.Text})
 	}
 	if e.actor == nil {
-		return e.offline.Act(ctx, obs)
+		d, err := e.offline.Act(ctx, obs)
+		if err == nil {
+			d.Recall = e.shown
+		}
+		return d, err
 	}
 	hist, omitted := window(e.steps[:len(e.steps)-1], e.maxHistory-1)
 	d, err := e.actor.decide(ctx, e.start.Style, actorView{
@@ -106,7 +113,7 @@ func (e *historyEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 	if err != nil {
 		return agent.Decision{}, err
 	}
-	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: len(e.reflections) > 0}, nil
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: len(e.reflections) > 0, Recall: e.shown}, nil
 }
 
 // Observe implements agent.Episode.

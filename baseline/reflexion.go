@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/samem/trainer/agent"
@@ -115,16 +116,6 @@ func (r *Reflexion) Reflections() []Reflection {
 	return slices.Clone(r.refl)
 }
 
-func (r *Reflexion) texts() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]string, len(r.refl))
-	for i, x := range r.refl {
-		out[i] = x.Text
-	}
-	return out
-}
-
 // add stores a reflection and keeps the last Keep.
 func (r *Reflexion) add(task, text string) {
 	r.mu.Lock()
@@ -139,7 +130,33 @@ func (r *Reflexion) add(task, text string) {
 
 // Start implements agent.Method.
 func (r *Reflexion) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
-	return &reflexionEpisode{historyEpisode: newHistoryEpisode(s, r.actor, r.offline, r.cfg.MaxHistory, r.texts()), r: r}, nil
+	refl := r.Reflections()
+	texts := make([]string, len(refl))
+	for i, x := range refl {
+		texts[i] = x.Text
+	}
+	e := newHistoryEpisode(s, r.actor, r.offline, r.cfg.MaxHistory, texts)
+	if len(refl) > 0 {
+		// Every decision of the episode is shown the same reflections.
+		e.shown = &agent.Recall{}
+		for _, x := range refl {
+			e.shown.Items = append(e.shown.Items, agent.RecallItem{
+				ID: strconv.FormatInt(x.Seq, 10), Kind: "reflection", Text: x.Text,
+				Scores: map[string]float64{"seq": float64(x.Seq)},
+			})
+		}
+	}
+	return &reflexionEpisode{historyEpisode: e, r: r}, nil
+}
+
+// MemoryTables implements agent.Shower: the kept reflections, oldest
+// first, with the task of the failed trial each was written after.
+func (r *Reflexion) MemoryTables() []agent.Table {
+	t := agent.Table{Name: "reflections", Columns: []string{"seq", "task", "reflection"}}
+	for _, x := range r.Reflections() {
+		t.Rows = append(t.Rows, []string{strconv.FormatInt(x.Seq, 10), x.Task, x.Text})
+	}
+	return []agent.Table{t}
 }
 
 type reflexionEpisode struct {

@@ -150,7 +150,11 @@ func (e *summaryEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 		return agent.Decision{}, err
 	}
 	e.last = d.Action
-	return agent.Decision{Thought: d.Thought, Action: d.Action}, nil
+	var r *agent.Recall
+	if e.summary != "" {
+		r = &agent.Recall{State: e.summary}
+	}
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Recall: r}, nil
 }
 
 // Observe implements agent.Episode; the summary is updated in Act, which

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -255,7 +256,7 @@ func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error
 		}
 		m.mu.Unlock()
 	}
-	return &episode{m: m, task: s.Task, mode: s.Mode, rnd: rnd, g: g, visited: map[string]bool{}, touched: map[string]bool{}, step: -1}, nil
+	return &episode{m: m, task: s.Task, mode: s.Mode, rnd: rnd, g: g, visited: map[string]bool{}, touched: map[string]bool{}, step: -1, shown: len(g.history)}, nil
 }
 
 // episode is one trial: its own graph of the world it is in.
@@ -278,6 +279,8 @@ type episode struct {
 	step      int // index of the last action taken; -1 before the first
 	last      *pddl.Step
 	stats     Stats
+	// shown is how much of the graph's history the last Recall reported.
+	shown int
 }
 
 // Act implements agent.Episode.
@@ -331,7 +334,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		if e.exploring {
 			thought = "explore " + e.target + ": " + st.String()
 		}
-		return agent.Decision{Thought: thought, Action: text, Guided: !e.exploring}, nil
+		return agent.Decision{Thought: thought, Action: text, Guided: !e.exploring, Recall: e.recall(&st)}, nil
 	}
 	// Nothing to plan and nothing left to explore: look around.
 	e.last = nil
@@ -339,7 +342,36 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	if len(obs.Admissible) > 0 && !slices.Contains(obs.Admissible, action) {
 		action = obs.Admissible[e.rnd.IntN(len(obs.Admissible))]
 	}
-	return agent.Decision{Thought: "no plan", Action: action}, nil
+	return agent.Decision{Thought: "no plan", Action: action, Recall: e.recall(nil)}, nil
+}
+
+// recall is what a decision read from the graph: the changes applied to it
+// since the last decision (seed 003 Sec. IV-B: the update from the
+// observation, the effects of the step taken), the goal, and the plan from
+// the step taken now.
+func (e *episode) recall(now *pddl.Step) *agent.Recall {
+	r := &agent.Recall{}
+	var steps []string
+	if now != nil {
+		steps = append(steps, now.String())
+	}
+	for _, st := range e.plan {
+		steps = append(steps, st.String())
+	}
+	r.Plan = strings.Join(steps, "\n")
+	if e.exploring {
+		r.Explored = true
+		r.Notes = append(r.Notes, "exploring "+e.target)
+	}
+	if e.goalErr == nil && len(e.goal.Lits) > 0 {
+		r.Notes = append(r.Notes, "goal: "+e.goal.String())
+	}
+	for _, c := range e.g.history[min(e.shown, len(e.g.history)):] {
+		r.Items = append(r.Items, agent.RecallItem{ID: strconv.Itoa(c.Seq), Kind: "update " + c.Op, Text: c.Triplet.String(),
+			Scores: map[string]float64{"step": float64(c.Step)}})
+	}
+	e.shown = len(e.g.history)
+	return r
 }
 
 func (e *episode) count(f func(*Stats)) { f(&e.stats) }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/samem/trainer/actions"
@@ -219,7 +220,29 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		action = cmp.Or(action, "look")
 	}
 	e.lastObs = obs.Text
-	return agent.Decision{Thought: reason, Action: action, Guided: len(got) > 0}, nil
+	return agent.Decision{Thought: reason, Action: action, Guided: len(got) > 0, Recall: recall(got, e.plan, imp, reflect)}, nil
+}
+
+// recall is what a decision read from the stream: the retrieved memories,
+// best first, with their score and its three min-max normalised components
+// (seed 001 Sec. 4.1) and their importance on its 1-10 scale; the plan;
+// the importance given to the observation now stored, and whether it set
+// off a reflection.
+func recall(got []Scored, plan string, imp float64, reflected bool) *agent.Recall {
+	r := &agent.Recall{Plan: plan, Notes: []string{"observation stored with importance " + strconv.FormatFloat(imp, 'g', -1, 64)}}
+	if reflected {
+		r.Notes = append(r.Notes, "importance since the last reflection passed the threshold: reflected")
+	}
+	for _, g := range got {
+		r.Items = append(r.Items, agent.RecallItem{
+			ID: strconv.Itoa(g.ID), Kind: g.Kind, Text: g.Text,
+			Scores: map[string]float64{
+				"score": g.Score, "relevance": g.Relevance, "recency": g.Recency, "importance": g.Importance,
+				"importance (1-10)": g.Memory.Importance, "created": float64(g.Created),
+			},
+		})
+	}
+	return r
 }
 
 // ragMemory is seed 000 Sec. 4.2's RAG working memory, what the model's

@@ -17,12 +17,21 @@ import (
 
 // Episode is the record of one trial.
 type Episode struct {
-	Task        envbridge.Task     `json:"task"`
-	Outcome     agent.Outcome      `json:"outcome"`
+	Task    envbridge.Task `json:"task"`
+	Outcome agent.Outcome  `json:"outcome"`
+	// Opening is the observation the environment gave at Reset, before
+	// the first action; each transition holds the observation after it.
+	Opening     string             `json:"opening,omitempty"`
 	Transitions []agent.Transition `json:"transitions"`
 	// Trial is the trial of the task in an evaluation with several trials
 	// per task (agent.EvalTrialer, CLIN's G+A); 0 otherwise.
 	Trial int `json:"trial,omitempty"`
+	// Mode is the episode's mode ("train" or "eval"), Iteration a
+	// training episode's iteration: with Index they place a training
+	// episode in the schedule, so that a record of training can be read
+	// back in order and an episode replayed after a resume recognised.
+	Mode      string `json:"mode,omitempty"`
+	Iteration int    `json:"iteration,omitempty"`
 	// Index is the task's position in the list the runner was given (the
 	// whole list, also when a shard plays part of it).
 	Index int `json:"index"`
@@ -66,7 +75,10 @@ const (
 // when the episode ends in an error; that error is recorded in
 // Outcome.Err and returned, together with everything recorded so far.
 func Run(ctx context.Context, env envbridge.Env, m agent.Method, s agent.Start) (Episode, error) {
-	rec := Episode{Task: s.Task}
+	rec := Episode{Task: s.Task, Mode: s.Mode.String()}
+	if s.Mode == agent.Train {
+		rec.Iteration = s.Iteration
+	}
 	obs, err := env.Reset(ctx, s.Task)
 	if err != nil {
 		err = envError{fmt.Errorf("reset %s: %w", s.Task.ID, err)}
@@ -75,6 +87,7 @@ func Run(ctx context.Context, env envbridge.Env, m agent.Method, s agent.Start) 
 	}
 	s.Task = described(env, s.Task)
 	rec.Task = s.Task
+	rec.Opening = obs.Text
 	ep, err := m.Start(ctx, s)
 	if err != nil {
 		err = fmt.Errorf("start %s on %s: %w", m.Name(), s.Task.ID, err)

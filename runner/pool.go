@@ -96,7 +96,7 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 					var err error
 					if env, err = suite.Open(ctx); err != nil {
 						env = nil
-						r := result{index: j.index, episode: Episode{Task: j.start.Task, Index: j.index}, err: envError{fmt.Errorf("open environment: %w", err)}}
+						r := result{index: j.index, episode: Episode{Task: j.start.Task, Mode: j.start.Mode.String(), Iteration: j.start.Iteration, Index: j.index}, err: envError{fmt.Errorf("open environment: %w", err)}}
 						r.episode.Outcome.Err = r.err.Error()
 						record(r)
 						continue

@@ -74,7 +74,7 @@ func TestRetryZero(t *testing.T) {
 		t.Fatalf("thought clusters %v", ids)
 	}
 	const s, other = 1, 2
-	if got := m.retryZero(s); got != "" {
+	if got, _ := m.retryZero(s); got != "" {
 		t.Errorf("empty state: retry %q, want none", got)
 	}
 	must := func(_ float64, err error) {
@@ -89,19 +89,19 @@ func TestRetryZero(t *testing.T) {
 	}
 	must(m.table.Update(s, ids["zero-once"], 0, s, true, 1))
 	must(m.table.Update(s, ids["pruned"], 0, s, true, 1))
-	if got := m.retryZero(s); got != "" {
+	if got, _ := m.retryZero(s); got != "" {
 		t.Errorf("state without a positive thought: retry %q, want none", got)
 	}
 	must(m.table.Update(s, ids["good"], 1, s, true, 2))
 	m.pruned[[2]int64{s, ids["pruned"]}] = true
-	if got := m.retryZero(s); got != "zero-once" {
+	if got, _ := m.retryZero(s); got != "zero-once" {
 		t.Errorf("retry %q, want zero-once (least visited, not pruned)", got)
 	}
 	delete(m.pruned, [2]int64{s, ids["pruned"]})
-	if got := m.retryZero(s); got != "zero-once" && got != "pruned" {
+	if got, _ := m.retryZero(s); got != "zero-once" && got != "pruned" {
 		t.Errorf("retry %q, want a thought visited once", got)
 	}
-	if got := m.retryZero(other); got != "" {
+	if got, _ := m.retryZero(other); got != "" {
 		t.Errorf("unknown state: retry %q, want none", got)
 	}
 }
@@ -154,10 +154,10 @@ func TestTieMargin(t *testing.T) {
 		{0.02, "search", "open"},
 	} {
 		m := setup(tt.margin)
-		if got := m.guide(1, nil, true, agent.Train); got != tt.train {
+		if got, _ := m.guide(1, nil, true, agent.Train); got != tt.train {
 			t.Errorf("margin %v, training: guide %q, want %q", tt.margin, got, tt.train)
 		}
-		if got := m.guide(1, nil, true, agent.Eval); got != tt.eval {
+		if got, _ := m.guide(1, nil, true, agent.Eval); got != tt.eval {
 			t.Errorf("margin %v, evaluation: guide %q, want %q", tt.margin, got, tt.eval)
 		}
 	}

@@ -71,12 +71,14 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		e.started = true
 	}
 	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.m.Epsilon(e.s)
-	guide := ""
+	guide, guideID, retried := "", int64(-1), false
 	if !explore {
-		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
+		guide, guideID = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
 	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < retryZeroShare {
-		guide = e.m.retryZero(e.state)
+		guide, guideID = e.m.retryZero(e.state)
+		retried = guide != ""
 	}
+	recall := e.m.recall(e.state, e.stateText, e.stateVec, e.matched, explore, guideID, retried)
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})
 	if err != nil {
 		return agent.Decision{}, err
@@ -96,7 +98,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, fmt.Errorf("thought cluster: %w", err)
 		}
 	}
-	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: guide != ""}, nil
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: guide != "", Recall: recall}, nil
 }
 
 // Observe implements agent.Episode: summarise the new observation into the
@@ -126,8 +128,9 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 // Finish implements agent.Episode. SAMem learns step by step; nothing is left to do.
 func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 
-// guide is the thought to follow in state s, or "" (see Act).
-func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) string {
+// guide is the thought to follow in state s and its cluster id, or ""
+// and -1 (see Act).
+func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) (string, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st := &m.stats
@@ -146,7 +149,7 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 			st.Unmatched++
 		}
 		count(false)
-		return ""
+		return "", -1
 	}
 	var th int64
 	ok := false
@@ -163,10 +166,10 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 	}
 	if !ok {
 		count(false)
-		return ""
+		return "", -1
 	}
 	count(true)
-	return m.thoughts.Text(th)
+	return m.thoughts.Text(th), th
 }
 
 // retryZero is the thought an exploring step retries in state s, or "":
@@ -185,11 +188,11 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 // Exploring steps retry such thoughts so that their value is learned once
 // the successor's value is known. Unexplored thoughts the model has not
 // proposed here are still found by the free exploration of Eq. 6.
-func (m *Method) retryZero(s int64) string {
+func (m *Method) retryZero(s int64) (string, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, q, ok := m.table.Best(s); !ok || q <= 0 {
-		return ""
+		return "", -1
 	}
 	th, ok := int64(0), false
 	var least int64
@@ -202,9 +205,9 @@ func (m *Method) retryZero(s int64) string {
 		}
 	}
 	if !ok {
-		return ""
+		return "", -1
 	}
-	return m.thoughts.Text(th)
+	return m.thoughts.Text(th), th
 }
 
 // mostSimilar is the "w/o Q-learning" retrieval of seed 002 Table 2: of
