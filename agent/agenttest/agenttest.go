@@ -423,8 +423,10 @@ func sameDecisions(a, b []runner.Episode) string {
 			return fmt.Sprintf("episode %d: task %s trial %d, then task %s trial %d", i, x.Task.ID, x.Trial, y.Task.ID, y.Trial)
 		}
 		for j := range min(len(x.Transitions), len(y.Transitions)) {
-			if dx, dy := x.Transitions[j].Decision, y.Transitions[j].Decision; dx != dy {
-				return fmt.Sprintf("episode %d (%s) step %d: %+v, then %+v", i, x.Task.ID, j, dx, dy)
+			// DeepEqual: what a decision recalled (its Recall, a pointer)
+			// must be the same too, not the same pointer.
+			if dx, dy := x.Transitions[j].Decision, y.Transitions[j].Decision; !reflect.DeepEqual(dx, dy) {
+				return fmt.Sprintf("episode %d (%s) step %d: %+v (recall %+v), then %+v (recall %+v)", i, x.Task.ID, j, dx, dx.Recall, dy, dy.Recall)
 			}
 		}
 		if !reflect.DeepEqual(x.Outcome, y.Outcome) {

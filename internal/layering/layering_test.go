@@ -31,6 +31,8 @@ var cores = map[string][]string{
 	"arigraph":  nil,
 	"memstream": nil,
 	"kgplan":    nil,
+	// MemRL acts with the thinker's asker (Thought/Action replies).
+	"memrl":     {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
