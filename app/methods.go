@@ -21,6 +21,8 @@ import (
 	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
 	kgoff "github.com/samem/trainer/kgplan/offline"
+	"github.com/samem/trainer/memrl"
+	memrloff "github.com/samem/trainer/memrl/offline"
 	"github.com/samem/trainer/memstream"
 	msoff "github.com/samem/trainer/memstream/offline"
 	"github.com/samem/trainer/samem"
@@ -75,6 +77,11 @@ var registry = map[string]entry{
 		}
 		return m, err
 	}},
+	// MemRL (arXiv:2601.03192): Q-values over episodic memory triplets,
+	// two-phase retrieval.
+	memrl.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return memrl.New(cfg.MemRL, memrlDeps(b))
+	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
@@ -96,6 +103,12 @@ var registry = map[string]entry{
 // clin/offline for the offline backend.
 func clinDeps(b *Backend) clin.Deps {
 	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
+}
+
+// memrlDeps are MemRL's models on the backend, with the agent of package
+// memrl/offline for the offline backend.
+func memrlDeps(b *Backend) memrl.Deps {
+	return memrl.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: memrloff.Agent{}}
 }
 
 // baselineDeps are the baselines' models on the backend, with the roles of

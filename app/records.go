@@ -50,6 +50,8 @@ func (c Config) Resolved() Config {
 	t := c.LLM.Temperature
 	c.Thinker.Temperature, c.CLIN.Temperature, c.AriGraph.Temperature = t, t, t
 	c.MemStream.Temperature, c.KGPlan.Temperature = t, t
+	c.MemRL = c.MemRL.Resolved()
+	c.MemRL.Temperature = t
 	c.FullHistory.Actor.Temperature, c.Summary.Actor.Temperature, c.Reflexion.Actor.Temperature = t, t, t
 	switch c.Env.Kind {
 	case EnvHousehold:
