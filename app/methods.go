@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/samem/trainer/agent"
@@ -117,7 +116,33 @@ func baselineDeps(b *Backend) baseline.Deps {
 	return baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()}
 }
 
-// MethodNames lists the registered methods, sorted; baselines only when asked.
+// PaperOrder is the order in which methods are listed, trained, evaluated
+// and reported: seed 002 Table 1's rows (its no-memory "baseline",
+// Reflexion, ExpeL, AWM, AutoGuide, CDMem, SAMem), then MemRL, SAMem's
+// closest rival; every other registered method follows by name. A name
+// here that is not registered is skipped, so a method's registration is
+// all it takes to join -method all.
+var PaperOrder = []string{baseline.NoMemoryName, baseline.ReflexionName, "expel", "awm", "autoguide", "cdmem", samem.Name, memrl.Name}
+
+// compareMethods orders method names as PaperOrder says.
+func compareMethods(a, b string) int {
+	rank := func(n string) int {
+		if i := slices.Index(PaperOrder, n); i >= 0 {
+			return i
+		}
+		return len(PaperOrder)
+	}
+	if c := rank(a) - rank(b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// SortMethods sorts method names in PaperOrder, in place.
+func SortMethods(names []string) { slices.SortFunc(names, compareMethods) }
+
+// MethodNames lists the registered methods in PaperOrder; baselines only
+// when asked.
 func MethodNames(withBaselines bool) []string {
 	var out []string
 	for n, e := range registry {
@@ -125,7 +150,7 @@ func MethodNames(withBaselines bool) []string {
 			out = append(out, n)
 		}
 	}
-	sort.Strings(out)
+	SortMethods(out)
 	return out
 }
 
