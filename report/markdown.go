@@ -37,6 +37,8 @@ func Markdown(d Data, plots map[string]bool) string {
 
 	if len(d.Methods) > 0 {
 		comparison(&b, d)
+		paperTable1(&b, d)
+		paperFig8(&b, d)
 		byType(&b, d)
 		paperTable2(&b, d)
 		paperTable3(&b, d)

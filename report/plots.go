@@ -298,7 +298,8 @@ func tokensPlot(d Data, dpi int) ([]byte, error) {
 	vals := make(plotter.Values, len(d.Methods))
 	labels := make([]string, len(d.Methods))
 	maxV := 0.0
-	for i, m := range d.Methods {
+	ordered, _ := paperOrdered(d.Methods) // seed 002 Fig. 8's order
+	for i, m := range ordered {
 		vals[i] = float64(m.Tokens) / 1000
 		maxV = math.Max(maxV, vals[i])
 		labels[i] = fmt.Sprintf("%s\nSR %.2f", m.Name, m.Overall.SuccessRate)
