@@ -87,6 +87,13 @@ func TestTrainedMemoryChangesHeldOut(t *testing.T) {
 		}
 		if r := a.Transitions[0].Decision.Recall; r != nil {
 			for _, it := range r.Items {
+				for _, k := range []string{"similarity", "z_similarity", "q", "z_q", "score", "visits"} {
+					if _, ok := it.Scores[k]; !ok {
+						t.Fatalf("%s: recalled triplet %s has no %s: %v", a.Task.ID, it.ID, k, it.Scores)
+					}
+				}
+			}
+			for _, it := range r.Items {
 				if it.Used {
 					injected++
 					break
@@ -184,5 +191,59 @@ func TestGuideNeedsANamedStrategy(t *testing.T) {
 	d, err = g.Act(context.Background(), envbridge.Observation{Text: obs, Admissible: []string{"go to cabinet 1", "go to drawer 1", "go to countertop 1", "inventory", "look"}})
 	if err != nil || !d.Guided || d.Thought != thoughtoff.Search || !strings.HasPrefix(d.Action, "go to ") {
 		t.Fatalf("a script naming the search: %+v, %v", d, err)
+	}
+}
+
+// A checkpoint taken in the middle of an iteration keeps its finished
+// episodes (pending until the iteration's end): loading it and playing the
+// rest ends the iteration with the memory an uninterrupted run has.
+func TestResumeMidIteration(t *testing.T) {
+	ctx := context.Background()
+	s, train, _ := suite(t)
+	env, err := s.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	play := func(m *memrl.Method, it int, from, to int) {
+		for i := from; i < to; i++ {
+			if _, err := runner.Run(ctx, env, m, agent.Start{Task: train[i], Mode: agent.Train, Style: s.Style(),
+				Rand: runner.EpisodeRand(4, it, i), Iteration: it, Episode: it*len(train) + i}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	whole := newMethod(t, memrl.Config{})
+	cut := newMethod(t, memrl.Config{})
+	play(whole, 0, 0, len(train))
+	play(cut, 0, 0, len(train))
+	for _, m := range []*memrl.Method{whole, cut} {
+		if err := m.EndIteration(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	play(whole, 1, 0, len(train))
+	play(cut, 1, 0, 5)
+	dir := t.TempDir()
+	if err := cut.Save(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	resumed := newMethod(t, memrl.Config{})
+	if err := resumed.Load(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	play(resumed, 1, 5, len(train))
+	for _, m := range []*memrl.Method{whole, resumed} {
+		if err := m.EndIteration(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, b := whole.Items(), resumed.Items(); !reflect.DeepEqual(a, b) {
+		t.Errorf("resumed memory differs: %d triplets, then %d", len(a), len(b))
+	}
+	m1, s1, _ := whole.SimNorm()
+	m2, s2, _ := resumed.SimNorm()
+	if m1 != m2 || s1 != s2 {
+		t.Errorf("z-norm constants %g/%g, resumed %g/%g", m1, s1, m2, s2)
 	}
 }
