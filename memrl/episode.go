@@ -213,7 +213,7 @@ func (e *episode) lesson(ctx context.Context, out agent.Outcome) (string, error)
 		}
 		return FormatScript(steps), nil
 	}
-	msgs, err := reflectMessages(e.start.Task.Goal, describeOutcome(out), traj)
+	msgs, err := reflectMessages(e.start.Task.Goal, out.Failure(), traj)
 	if err != nil {
 		return "", err
 	}
@@ -269,22 +269,4 @@ func cutMiddle(s string, n int) string {
 		tail = tail[i+1:]
 	}
 	return strings.ToValidUTF8(head, "") + mark + strings.ToValidUTF8(tail, "")
-}
-
-// describeOutcome tells the reflection prompt how a failed trial ended.
-func describeOutcome(o agent.Outcome) string {
-	var why string
-	switch {
-	case o.Lost:
-		why = "the game was lost"
-	case o.Truncated:
-		why = "the step limit was reached"
-	default:
-		why = "the episode ended"
-	}
-	s := fmt.Sprintf("failed: %s after %d steps without completing the task", why, o.Steps)
-	if o.MaxScore > 0 {
-		s += fmt.Sprintf(" (score %g of %g)", o.Score, o.MaxScore)
-	}
-	return s + "."
 }

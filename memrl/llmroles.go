@@ -161,13 +161,13 @@ func ParseScript(reply string) ([]string, error) {
 		if line == "" {
 			continue
 		}
-		steps = append(steps, clip(line, maxStepLen))
+		steps = append(steps, replyfmt.Clip(line, maxStepLen))
 		if len(steps) == maxSteps {
 			break
 		}
 	}
 	if len(steps) == 0 {
-		return nil, fmt.Errorf("script reply %q: %w", short(reply, 80), ErrEmptyScript)
+		return nil, fmt.Errorf("script reply %q: %w", replyfmt.Short(reply, 80), ErrEmptyScript)
 	}
 	return steps, nil
 }
@@ -211,9 +211,9 @@ func ParseReflection(reply string) (string, error) {
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSpace(strings.Trim(s, `"'`))
-	s = clip(s, maxReflectionLen)
+	s = replyfmt.Clip(s, maxReflectionLen)
 	if s == "" {
-		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrEmptyReflection)
+		return "", fmt.Errorf("reflection reply %q: %w", replyfmt.Short(reply, 80), ErrEmptyReflection)
 	}
 	return s, nil
 }
@@ -231,27 +231,4 @@ func ParseReflectionAnswer(a replyfmt.Answer) (string, bool, error) {
 	s, err := ParseReflection(a.Text)
 	_, repaired := replyfmt.Clean(a.Text)
 	return s, repaired, err
-}
-
-// clip cuts s to at most n bytes, at the last space when there is one,
-// never inside a UTF-8 sequence.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := strings.LastIndexByte(s[:n], ' ')
-	if cut <= 0 {
-		cut = n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-	}
-	return strings.TrimSpace(s[:cut])
-}
-
-func short(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "..."
 }

@@ -177,7 +177,7 @@ func TestPromptsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "script.golden", golden.Messages(msgs))
-	msgs, err = reflectMessages(goal, describeOutcome(agent.Outcome{Truncated: true, Steps: 30}), Trajectory(steps))
+	msgs, err = reflectMessages(goal, agent.Outcome{Truncated: true, Steps: 30}.Failure(), Trajectory(steps))
 	if err != nil {
 		t.Fatal(err)
 	}
