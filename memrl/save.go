@@ -194,7 +194,7 @@ func (m *Method) decode(statePath string, state []StateRow, items []ItemRow, int
 			return bad("%s row %d: intent %d: duplicate, out of range, empty or of dimension %d", IntentsFile, i, r.ID, len(r.Vector))
 		}
 		keys[r.ID] = true
-		d.intents = append(d.intents, Intent{ID: r.ID, Text: r.Text, Vector: r.Vector})
+		d.intents = append(d.intents, Intent(r))
 	}
 	ids := map[int64]bool{}
 	for i, r := range items {
