@@ -27,6 +27,7 @@ import (
 	"github.com/samem/trainer/kgplan"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/local"
+	"github.com/samem/trainer/memrl"
 	"github.com/samem/trainer/memstream"
 	"github.com/samem/trainer/pddl"
 	"github.com/samem/trainer/samem"
@@ -110,6 +111,8 @@ type Config struct {
 	ExpeL expel.Config `json:"expel,omitzero"`
 	// AWM configures awm (Wang et al. 2025).
 	AWM awm.Config `json:"awm,omitzero"`
+	// MemRL configures memrl and its variant.
+	MemRL memrl.Config `json:"memrl,omitzero"`
 	// The baselines' settings.
 	FullHistory baseline.FullHistoryConfig `json:"fullhistory,omitzero"`
 	Summary     baseline.SummaryConfig     `json:"summary,omitzero"`
@@ -415,7 +418,7 @@ func (l LLMConfig) validate() error {
 // ModelRoles are the accounting names of the roles that ask a chat model,
 // as -max-tokens names them: a role ("summarize", "clin.controller") is
 // named by itself or by the part before its dot.
-var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory", "autoguide", "cdmem"}
+var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory", "autoguide", "cdmem", "memrl", "memrl-no-q"}
 
 var reEffort = regexp.MustCompile(`^[a-z][a-z_-]{0,19}$`)
 

@@ -6,6 +6,7 @@ import (
 	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/clin"
 	"github.com/samem/trainer/expel"
+	"github.com/samem/trainer/memrl"
 )
 
 // methodVariants are the ablations of methods other than SAMem, each a
@@ -58,6 +59,14 @@ var methodVariants = []struct {
 			c := cfg.ExpeL
 			c.Name, c.NoRetrieval = ExpeLNoRetrievalName, true
 			return expel.New(c, expelDeps(b))
+		}},
+	// MemRL's Q ablation (arXiv:2601.03192 Sec. 5): Phase B ranks by
+	// similarity alone, as MemRL's authors describe MemP.
+	{memrl.NoQName, memrl.Name, "MemRL without the Q re-rank: similarity-only retrieval (MemP as MemRL's authors describe it)",
+		func(cfg Config, b *Backend) (agent.Method, error) {
+			c := cfg.MemRL
+			c.Name, c.NoQ = memrl.NoQName, true
+			return memrl.New(c, memrlDeps(b))
 		}},
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/samem/trainer/agent"
@@ -29,6 +28,8 @@ import (
 	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
 	kgoff "github.com/samem/trainer/kgplan/offline"
+	"github.com/samem/trainer/memrl"
+	memrloff "github.com/samem/trainer/memrl/offline"
 	"github.com/samem/trainer/memstream"
 	msoff "github.com/samem/trainer/memstream/offline"
 	"github.com/samem/trainer/samem"
@@ -104,6 +105,11 @@ var registry = map[string]entry{
 	awm.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return awm.New(cfg.AWM, awm.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: awmoff.Roles()})
 	}},
+	// MemRL (arXiv:2601.03192): Q-values over episodic memory triplets,
+	// two-phase retrieval.
+	memrl.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return memrl.New(cfg.MemRL, memrlDeps(b))
+	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
@@ -133,13 +139,45 @@ func expelDeps(b *Backend) expel.Deps {
 	return expel.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: expeloff.Roles()}
 }
 
+// memrlDeps are MemRL's models on the backend, with the agent of package
+// memrl/offline for the offline backend.
+func memrlDeps(b *Backend) memrl.Deps {
+	return memrl.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: memrloff.Agent{}}
+}
+
 // baselineDeps are the baselines' models on the backend, with the roles of
 // package baseline/offline for the offline backend.
 func baselineDeps(b *Backend) baseline.Deps {
 	return baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()}
 }
 
-// MethodNames lists the registered methods, sorted; baselines only when asked.
+// PaperOrder is the order in which methods are listed, trained, evaluated
+// and reported: seed 002 Table 1's rows (its no-memory "baseline",
+// Reflexion, ExpeL, AWM, AutoGuide, CDMem, SAMem), then MemRL, SAMem's
+// closest rival; every other registered method follows by name. A name
+// here that is not registered is skipped, so a method's registration is
+// all it takes to join -method all.
+var PaperOrder = []string{baseline.NoMemoryName, baseline.ReflexionName, "expel", "awm", "autoguide", "cdmem", samem.Name, memrl.Name}
+
+// compareMethods orders method names as PaperOrder says.
+func compareMethods(a, b string) int {
+	rank := func(n string) int {
+		if i := slices.Index(PaperOrder, n); i >= 0 {
+			return i
+		}
+		return len(PaperOrder)
+	}
+	if c := rank(a) - rank(b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// SortMethods sorts method names in PaperOrder, in place.
+func SortMethods(names []string) { slices.SortFunc(names, compareMethods) }
+
+// MethodNames lists the registered methods in PaperOrder; baselines only
+// when asked.
 func MethodNames(withBaselines bool) []string {
 	var out []string
 	for n, e := range registry {
@@ -147,7 +185,7 @@ func MethodNames(withBaselines bool) []string {
 			out = append(out, n)
 		}
 	}
-	sort.Strings(out)
+	SortMethods(out)
 	return out
 }
 

@@ -56,6 +56,8 @@ func (c Config) Resolved() Config {
 	c.MemStream.Temperature, c.KGPlan.Temperature = t, t
 	c.AutoGuide.Temperature, c.CDMem.Temperature = t, t
 	c.ExpeL.Temperature, c.AWM.Temperature = t, t
+	c.MemRL = c.MemRL.Resolved()
+	c.MemRL.Temperature = t
 	c.FullHistory.Actor.Temperature, c.Summary.Actor.Temperature, c.Reflexion.Actor.Temperature = t, t, t
 	switch c.Env.Kind {
 	case EnvHousehold:

@@ -132,6 +132,9 @@ func WriteReport(run, split string) ([]string, error) {
 		}
 		d.Methods = append(d.Methods, report.Method{Name: name + " (not evaluated)", History: h})
 	}
+	if err := fillTrainTokens(run, d.Methods); err != nil {
+		return nil, err
+	}
 	if err := readJSON(filepath.Join(run, SweepDir, SweepFile), &d.Sweep); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}

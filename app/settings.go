@@ -147,7 +147,7 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "run `directory`: checkpoints, configuration, results and the LLM response cache go here",
 			Field: func(c *Config) any { return &c.Run }},
 		{Flag: "method", Cmds: cmdRun, Effect: Selects,
-			Usage: "memory `methods`: a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem, its Table 2 and Table 3 variants, arigraph-no-episodic, and clin with clin-ga, clin-gen-task and clin-advice) (known: " + strings.Join(MethodNames(true), ", ") + ")",
+			Usage: "memory `methods`: a comma list; all (train: every method; eval: every method trained in -run, and the baselines) or ablations (samem, its Table 2 and Table 3 variants, arigraph-no-episodic, clin with clin-ga, clin-gen-task and clin-advice, and memrl with memrl-no-q) (known: " + strings.Join(MethodNames(true), ", ") + ")",
 			Field: func(c *Config) any { return (*methodList)(&c.Methods) }},
 		{Flag: "seed", Cmds: cmdRun, Effect: ChangesResult,
 			Usage: "run seed: episode randomness (exploration, offline roles) derives from it",

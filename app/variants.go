@@ -119,7 +119,7 @@ func AblationMethods() []string {
 }
 
 // TrainedMethods lists the registered methods (variants included) that have
-// a committed checkpoint in the run directory, sorted.
+// a committed checkpoint in the run directory, in PaperOrder.
 func TrainedMethods(run string) []string {
 	var out []string
 	for _, name := range MethodNames(false) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/golden"
+	replyfmt "github.com/samem/trainer/internal/reply"
 )
 
 var (
@@ -80,7 +81,7 @@ func TestParseReflection(t *testing.T) {
 	} {
 		got, err := ParseReflection(tc.in)
 		if err != nil || got != tc.want {
-			t.Errorf("ParseReflection(%q) = %q, %v; want %q", short(tc.in, 60), got, err, short(tc.want, 60))
+			t.Errorf("ParseReflection(%q) = %q, %v; want %q", replyfmt.Short(tc.in, 60), got, err, replyfmt.Short(tc.want, 60))
 		}
 	}
 	for _, in := range []string{"", "  \n", "Reflection:", "**Reflection:** ``` ```", `""`} {

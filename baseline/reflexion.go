@@ -174,7 +174,7 @@ func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error 
 		text = e.offline.Reflect()
 	} else {
 		hist, omitted := window(e.steps, e.r.cfg.MaxHistory)
-		msgs, err := reflectMessages(e.start.Task.Goal, describeOutcome(out), hist, omitted)
+		msgs, err := reflectMessages(e.start.Task.Goal, out.Failure(), hist, omitted)
 		if err != nil {
 			return err
 		}

@@ -40,6 +40,8 @@ func Markdown(d Data, plots map[string]bool) string {
 	provenanceSection(&b, d)
 	if len(d.Methods) > 0 {
 		comparison(&b, d)
+		paperTable1(&b, d)
+		paperFig8(&b, d)
 		byType(&b, d)
 		pairedSection(&b, d)
 		memoryUseSection(&b, d)

@@ -452,7 +452,8 @@ func tokensPlot(d Data) (drawing, error) {
 	labels := make([]string, len(d.Methods))
 	xs, lo, hi := make([]float64, len(d.Methods)), make([]float64, len(d.Methods)), make([]float64, len(d.Methods))
 	maxV, intervals := 0.0, false
-	for i, m := range d.Methods {
+	ordered, _ := paperOrdered(d.Methods) // seed 002 Fig. 8's order
+	for i, m := range ordered {
 		xs[i] = float64(i)
 		vals[i] = float64(m.Tokens) / 1000
 		lo[i], hi[i] = math.NaN(), math.NaN()

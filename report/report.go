@@ -39,6 +39,9 @@ type Method struct {
 	ByType  map[string]runner.Summary
 	// Tokens and CostUSD are the evaluation's model usage (0 offline);
 	// ReasoningTokens the part of the completion tokens spent reasoning.
+	// TrainTokens are the tokens of its training when known (nil: not in
+	// the run's last training account).
+	TrainTokens     *int64
 	Tokens          int64
 	ReasoningTokens int64
 	CostUSD         float64

@@ -34,9 +34,11 @@ var cores = map[string][]string{
 	// AutoGuide's actor is the ReAct asker of package thought.
 	"autoguide": {"thought"},
 	// CDMem's actor likewise.
-	"cdmem":     {"thought"},
-	"expel":     {"thought"},
-	"awm":       {"thought"},
+	"cdmem": {"thought"},
+	"expel": {"thought"},
+	"awm":   {"thought"},
+	// MemRL acts with the thinker's asker (Thought/Action replies).
+	"memrl":     {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,
