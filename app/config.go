@@ -297,8 +297,11 @@ func (c Config) Validate() error {
 	if a := c.SAMem.Alpha; a != 0 && !(a > 0 && a <= 1) {
 		return bad("alpha", "%v: want a learning rate in (0, 1]", a)
 	}
-	if s := c.SAMem.Schedule; s != "" && s != samem.ScheduleStep && s != samem.ScheduleEpisode {
-		return bad("schedule", "%q: want %s or %s", s, samem.ScheduleEpisode, samem.ScheduleStep)
+	if s := c.SAMem.Schedule; s != "" && !s.Known() {
+		return bad("schedule", "%q: want %s, %s or %s", s, samem.ScheduleBudget, samem.ScheduleEpisode, samem.ScheduleStep)
+	}
+	if n := c.SAMem.SummaryHistory; n < 0 {
+		return bad("summary-history", "%d: want a number of steps, 0 for all", n)
 	}
 	if m := c.SAMem.TieMargin; !(m >= 0 && m < 1) {
 		return bad("tie-margin", "%v: want a fraction in [0, 1)", m)

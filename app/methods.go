@@ -247,7 +247,9 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 	case b.Offline():
 		return sumoff.Summarizer{TaskProgress: cfg.SAMem.TaskProgress}
 	}
-	return summarize.NewLLM(b.Chat)
+	s := summarize.NewLLM(b.Chat)
+	s.MaxHistory = cfg.SAMem.SummaryHistory
+	return s
 }
 
 func thinker(cfg Config, b *Backend) thought.Thinker {

@@ -148,3 +148,27 @@ func BenchmarkActorMessages(b *testing.B) {
 		})
 	}
 }
+
+// TestAriadnePromptsGolden pins the planning and decision prompts of the
+// full-history and summary baselines on the Ariadne agent.
+func TestAriadnePromptsGolden(t *testing.T) {
+	plan := `{"main_goal": "put a hot apple in fridge", "plan_steps": [{"sub_goal_1": "find the apple", "reason": "seen on countertop 1"}]}`
+	for _, tc := range []struct {
+		name string
+		view ariadneView
+	}{
+		{"fullhistory", ariadneView{Goal: goal, History: history, LastAction: current.Action, Observation: current.Text, Plan: plan, Actions: adm}},
+		{"fullhistory-start", ariadneView{Goal: goal, Observation: history[0].Text}},
+		{"summary", ariadneView{Goal: goal, SummaryMode: true, Summary: "The fridge 1 is empty; the apple is on countertop 1.", LastAction: current.Action, Observation: current.Text, Plan: plan, Actions: adm}},
+	} {
+		for _, tmpl := range []string{"plan", "decide"} {
+			t.Run(tc.name+"-"+tmpl, func(t *testing.T) {
+				p, err := render("ariadne_"+tmpl+".tmpl", tc.view.data())
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden.Check(t, "ariadne-"+tc.name+"-"+tmpl+".golden", []byte(p+"\n"))
+			})
+		}
+	}
+}

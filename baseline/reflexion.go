@@ -81,13 +81,19 @@ type Reflection struct {
 	Text string `parquet:"text"`
 }
 
+// reflexionMaxHistory is how many steps of the episode Reflexion's actor
+// sees by default: the household world's episodes are at most 50 steps, so
+// there it is the whole trajectory; longer games keep the opening
+// observation and the latest steps.
+const reflexionMaxHistory = 50
+
 // NewReflexion returns the Reflexion baseline with no reflections.
 func NewReflexion(cfg ReflexionConfig, deps Deps) (*Reflexion, error) {
 	if cfg.Keep < 0 || cfg.MaxHistory < 0 || cfg.ReflectMaxTokens < 0 || !cfg.Actor.valid() {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	cfg.Keep = cmp.Or(cfg.Keep, DefaultKeep)
-	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, defaultMaxHistory)
+	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, reflexionMaxHistory)
 	cfg.ReflectMaxTokens = cmp.Or(cfg.ReflectMaxTokens, 200)
 	cfg.Actor = cfg.Actor.withDefaults()
 	r := &Reflexion{cfg: cfg, chat: deps.Chat}

@@ -26,6 +26,12 @@ type Config struct {
 	Decay     float64 `json:"decay,omitempty"`     // recency decay per step; default defaultDecay
 	Threshold float64 `json:"threshold,omitempty"` // reflection threshold; default defaultThreshold
 	Weights   Weights `json:"weights,omitzero"`    // default paperWeights
+	// Carry keeps one stream over every training episode and evaluates
+	// with it (this project's option). Off by default: as the RAG
+	// baseline of seed 000 Sec. 4.2 the stream replaces AriGraph's graph,
+	// which every episode builds from empty (zero-shot, seed 000 Sec. 4),
+	// so every episode starts with an empty stream and nothing persists.
+	Carry bool `json:"carry,omitempty"`
 	// Temperature of the model calls (the roles and the Ariadne decider);
 	// default 0. The application sets it from -temperature.
 	Temperature float64 `json:"-"`
@@ -68,12 +74,16 @@ var ErrConfig = errors.New("memstream: invalid configuration")
 // Method is the memory-stream agent: Ariadne's loop (seed 000 Sec. 3) with
 // the stream as its memory (seed 000 Sec. 4.2).
 //
-// What persists: in Train every observation and reflection joins one shared
-// stream, tagged with its task. In Eval an episode reads the shared stream
-// (retrieval does not even update its access times) and writes to a private
-// stream dropped at the end. Placements are read only from memories of the
-// episode's own task (its environment instance); memories of other tasks
-// reach working memory as text, as in the paper's RAG baseline.
+// What persists: by default nothing. Every episode, in Train and Eval,
+// starts with an empty stream of its own and drops it at the end, as
+// AriGraph's episodes start with an empty graph (so training is a no-op and
+// the saved stream is empty). With Config.Carry, in Train every observation
+// and reflection joins one shared stream, tagged with its task, and in Eval
+// an episode reads the shared stream (retrieval does not even update its
+// access times) and writes to a private copy dropped at the end.
+// Placements are read only from memories of the episode's own task (its
+// environment instance); memories of other tasks reach working memory as
+// text, as in the paper's RAG baseline.
 type Method struct {
 	cfg   Config
 	emb   llm.Embedder
@@ -139,7 +149,9 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 		e.off = m.off.Begin(s)
 		e.roles = e.off
 	}
-	if s.Mode == agent.Eval {
+	if !m.cfg.Carry {
+		e.own = newStream()
+	} else if s.Mode == agent.Eval {
 		m.mu.Lock()
 		e.own = &stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
 		e.clock = m.clock
@@ -154,7 +166,7 @@ type episode struct {
 	rng     *rand.Rand
 	roles   Roles
 	off     OfflineEpisode // nil with a model
-	own     *stream        // Eval: a private copy; Train: nil (the shared stream)
+	own     *stream        // the episode's own stream (Eval, or without Carry); nil: the shared one
 	clock   int
 	lastObs string
 	history []Step
@@ -326,8 +338,9 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode. Nothing to do: Train episodes wrote to
-// the shared stream as they went; Eval episodes drop their copy.
+// Finish implements agent.Episode. Nothing to do: with Carry, Train
+// episodes wrote to the shared stream as they went; every other episode
+// drops its own stream.
 func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 
 const (

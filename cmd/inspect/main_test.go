@@ -13,6 +13,7 @@ import (
 
 	"github.com/samem/trainer/app"
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/samem"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ and docs/flags/inspect.md")
@@ -42,6 +43,11 @@ func trainedRun(t *testing.T) string {
 		cfg.Iterations = 3
 		cfg.PerType = 2
 		cfg.LLM.EmbedDim = 64
+		// The goldens pin a memory made with the Q > 0 gate and the
+		// transition-clock schedule: in a run this short the default
+		// (Eq. 6's argmax whatever its value) follows all-zero thoughts and
+		// learns no value, which leaves little to inspect.
+		cfg.SAMem.GuidePositive, cfg.SAMem.Schedule = true, samem.ScheduleStep
 		_, runErr = app.Train(context.Background(), cfg, app.Streams{Out: io.Discard, Err: io.Discard})
 	})
 	if runErr != nil {
