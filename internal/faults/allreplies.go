@@ -28,6 +28,9 @@ import (
 //     ([]), importance (9, so that a few episodes reach reflection), questions and insights;
 //   - L3M+P: the graph update (JSON REMOVE/ADD), the goal (a :goal block
 //     built from the task's types) and the entities (the listed ones);
+//   - ExpeL's plan and rule edits, AWM's workflows, AutoGuide's status
+//     labels, matches, guidelines and selections, CDMem's expert
+//     encoding, reflections and summaries, MemRL's script and reflection;
 //   - reflexion's reflection and the summary baseline's summary.
 //
 // Any other chat gets a 400 naming the prompt; embeddings get llmtest's
@@ -76,6 +79,40 @@ func AllReplies() llmtest.Handler {
 		case strings.Contains(p, "Answer with a JSON list of entity names"):
 			b, _ := json.Marshal(strings.Split(after(p, "Entities:"), ", "))
 			return text(string(b))
+		// ExpeL: the reflection (a plan) and the rule edits.
+		case strings.Contains(sys, `Give your plan after "Plan:"`):
+			return text("Plan: I never found the target object. I should have opened the closed receptacles one by one before anything else.")
+		case strings.Contains(sys, "add, edit or remove rules from your existing rule set"):
+			return text("ADD 1: Open the closed receptacles one by one before searching elsewhere.")
+		// AWM: the workflows induced from successes.
+		case strings.Contains(sys, "extract the common workflows"):
+			return text(awmWorkflow)
+		// AutoGuide: status labels, their matching, guidelines and their
+		// selection (its reflection is reflexion's, below).
+		case strings.Contains(sys, "You label the steps of an agent's trajectory"):
+			return text("SUMMARIZATION: Searching for the object; it is not at this location.")
+		case strings.Contains(sys, "labelled with a status"):
+			if strings.Contains(p, "\n0. ") {
+				return text("0")
+			}
+			return text("None")
+		case strings.Contains(sys, "You compare two trajectories"):
+			return text("Reasoning: The desired trajectory opened the closed receptacle first.\nGuideline: When the object has not been found yet, you should open the closed receptacles one by one.")
+		case strings.Contains(sys, "choose which guidelines apply now"):
+			if strings.Contains(p, "\n1. ") {
+				return text("[1]")
+			}
+			return text("[]")
+		// CDMem: the expert encoding, reflections, scene and task-type
+		// summaries.
+		case strings.Contains(sys, "Regroup the trajectory"):
+			return text("Expert Observations: (1)locations: the object was on a countertop. (2)functions: None\nExpert Actions: go to the countertop, take the object, go to the destination, put it there.")
+		case strings.Contains(sys, "Merge the observations about what containers"):
+			return text("Summary: The microwave heats things and the sinkbasin cleans them.")
+		case strings.Contains(sys, `the numbered list after "Guidance:"`):
+			return text("Guidance:\n1. Locate the object and take it.\n2. Carry it to the destination and put it there.")
+		case strings.Contains(sys, `after "Reflection:"`):
+			return text("Reflection: The object was found only late. Next time open the closed receptacles one by one before anything else.")
 		case strings.Contains(sys, "You review an attempt"):
 			return text("Reflection: The target object was never found. Next time open the closed receptacles one by one before anything else.")
 		case strings.Contains(sys, "into a reusable script"):
@@ -94,6 +131,12 @@ func AllReplies() llmtest.Handler {
 		return r
 	}
 }
+
+// awmWorkflow is one workflow in the form AWM's induction asks for.
+const awmWorkflow = `Workflow: Find and take an object
+Description: Given that you need an object whose place you do not know, this workflow finds it and picks it up.
+1. State: the object has not been seen yet Reasoning: search where such objects are kept Action: go to {receptacle}
+2. State: the object is at {receptacle} Reasoning: pick it up Action: take {object} from {receptacle}`
 
 // after is the rest of the line after the last marker in s (or the next
 // line when the marker ends its line).

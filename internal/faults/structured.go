@@ -175,6 +175,54 @@ func structure(name, text, prompt string) (any, error) {
 			return nil, err
 		}
 		return map[string]any{"entities": v}, nil
+	case "expel_reflection":
+		return map[string]any{"plan": label(text, "Plan")}, nil
+	case "expel_operations":
+		ops := []any{}
+		for _, l := range lines(text) {
+			op, rest, ok := strings.Cut(l, " ")
+			num, rule, ok2 := strings.Cut(rest, ":")
+			n := ints(num)
+			if !ok || !ok2 || len(n) == 0 {
+				return nil, fmt.Errorf("not an edit: %q", l)
+			}
+			ops = append(ops, map[string]any{"operation": op, "number": n[0], "rule": strings.TrimSpace(rule)})
+		}
+		return map[string]any{"operations": ops}, nil
+	case "awm_workflows":
+		var steps []any
+		for _, l := range lines(text) {
+			st, rest, ok := strings.Cut(l, "Reasoning:")
+			why, act, ok2 := strings.Cut(rest, "Action:")
+			if !ok || !ok2 {
+				continue
+			}
+			steps = append(steps, map[string]any{"state": strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(st), "State:")),
+				"reasoning": strings.TrimSpace(why), "action": strings.TrimSpace(act)})
+		}
+		return map[string]any{"workflows": []any{map[string]any{"name": label(text, "Workflow"), "description": label(text, "Description"), "steps": steps}}}, nil
+	case "autoguide_context":
+		return map[string]any{"summarization": label(text, "SUMMARIZATION")}, nil
+	case "autoguide_match":
+		return map[string]any{"match": strings.TrimSpace(text)}, nil
+	case "autoguide_extract":
+		return map[string]any{"reasoning": label(text, "Reasoning"), "guideline": label(text, "Guideline")}, nil
+	case "autoguide_select":
+		return map[string]any{"selected": ints(text)}, nil
+	case "autoguide_reflection", "cdmem_reflection", "memrl_reflection":
+		return map[string]any{"reflection": label(text, "Reflection")}, nil
+	case "cdmem_expert":
+		obs, acts, _ := strings.Cut(text, "Expert Actions:")
+		locs, funcs, _ := strings.Cut(obs, "(2)functions:")
+		_, locs, _ = strings.Cut(locs, "(1)locations:")
+		return map[string]any{"locations": strings.TrimSpace(locs), "functions": strings.TrimSpace(funcs), "actions": strings.TrimSpace(acts)}, nil
+	case "cdmem_scene":
+		return map[string]any{"summary": label(text, "Summary")}, nil
+	case "cdmem_task":
+		_, list, _ := strings.Cut(text, "Guidance:")
+		return map[string]any{"guidance": lines(list)}, nil
+	case "memrl_script":
+		return map[string]any{"steps": lines(text)}, nil
 	}
 	return nil, fmt.Errorf("no role of this fixture has that schema (prompt %.80q)", prompt)
 }
