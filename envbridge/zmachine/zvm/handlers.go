@@ -131,16 +131,6 @@ func (m *Machine) divisors() (x, y int32, ok bool) {
 	return int32(int16(m.ops[0])), int32(int16(m.ops[1])), true
 }
 
-func opCall2s(m *Machine, _ int) {
-	m.callArgs[0] = m.ops[1]
-	m.call(m.ops[0], m.callArgs[:1], m.storeByte())
-}
-
-func opCall2n(m *Machine, _ int) {
-	m.callArgs[0] = m.ops[1]
-	m.call(m.ops[0], m.callArgs[:1], -1)
-}
-
 // opIgnore is an opcode whose effect zvm does not provide (colours, sound,
 // input streams; the header says so) or that has none (nop).
 func opIgnore(*Machine, int) {}
@@ -281,6 +271,10 @@ func opVerify(m *Machine, _ int) { m.branch(m.checksum() == m.hdr.Checksum) }
 func opPiracy(m *Machine, _ int) { m.branch(true) }
 
 // VAR
+
+// The call opcodes pass every operand after the routine as an argument,
+// also for call_2s and call_2n in variable form with more than two
+// operands (as Frotz does, and the fast path).
 
 func opCallVs(m *Machine, n int) {
 	copy(m.callArgs[:], m.ops[1:n])

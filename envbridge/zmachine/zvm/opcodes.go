@@ -81,8 +81,8 @@ var opcodes = []opcode{
 	{name: "mul", count: op2, num: 22, flags: fStore, minV: 1, maxV: 8, minOps: 2, fast: kMul, exec: opMul},
 	{name: "div", count: op2, num: 23, flags: fStore, minV: 1, maxV: 8, minOps: 2, exec: opDiv},
 	{name: "mod", count: op2, num: 24, flags: fStore, minV: 1, maxV: 8, minOps: 2, exec: opMod},
-	{name: "call_2s", count: op2, num: 25, flags: fStore, minV: 4, maxV: 8, minOps: 2, fast: kCall, exec: opCall2s},
-	{name: "call_2n", count: op2, num: 26, minV: 5, maxV: 8, minOps: 2, fast: kCall, exec: opCall2n},
+	{name: "call_2s", count: op2, num: 25, flags: fStore, minV: 4, maxV: 8, minOps: 2, fast: kCall, exec: opCallVs},
+	{name: "call_2n", count: op2, num: 26, minV: 5, maxV: 8, minOps: 2, fast: kCall, exec: opCallVn},
 	{name: "set_colour", count: op2, num: 27, minV: 5, maxV: 8, minOps: 2, exec: opIgnore},
 	{name: "throw", count: op2, num: 28, minV: 5, maxV: 8, minOps: 2, exec: opThrow},
 
