@@ -14,10 +14,11 @@ package zvm
 // The hottest opcodes (branches, arithmetic, loads and stores, calls and
 // returns: about 95% of the instructions of a cook.z8 turn) run
 // inline in loop; every other opcode is handed to the generic path (exec,
-// through the opcode table of opcodes.go) exactly as step would hand it (operands in m.ops, m.pc at the
-// store or branch byte), so there is one implementation of each opcode's
-// meaning besides the fast forms, and TestCacheMatchesStep compares the
-// two paths on every walkthrough.
+// through the opcode table of opcodes.go) exactly as step would hand it
+// (operands in m.ops, m.pc at the store or branch byte), so there is one
+// implementation of each opcode's meaning besides the fast forms.
+// TestCacheMatchesStep compares the two paths on every walkthrough, and
+// FuzzOpcodePaths opcode by opcode on random state.
 
 // inst is one decoded instruction, in 32 bytes (two to a cache line).
 type inst struct {
