@@ -46,131 +46,151 @@ func (in Instruction) String() string {
 // if the instruction runs past the end of memory; an opcode the version
 // does not have decodes with an empty Name and no store or branch.
 func (m *Machine) Disassemble(addr int) (Instruction, error) {
+	r := &reader{m: m, addr: addr, p: addr}
 	in := Instruction{Addr: addr}
-	p := addr
-	var err error
-	next := func() byte {
-		if p >= len(m.mem) || p < 0 {
-			if err == nil {
-				err = fmt.Errorf("zvm: disassemble %#x: instruction runs past the end of memory (%#x)", addr, len(m.mem))
-			}
-			return 0
+	c, num, types := r.head()
+	in.Opcode = fmt.Sprintf("%s:%d", c, num)
+	in.Operands = r.operands(types)
+	if d := m.lookupOp(c, num); d != nil {
+		in.Name = d.name
+		if d.name == "jump" && len(in.Operands) == 1 && types[0] != opVar {
+			in.Operands[0] = r.jumpTarget(in.Operands[0])
 		}
-		p++
-		return m.mem[p-1]
-	}
-	op := next()
-	if err != nil {
-		return in, err
-	}
-	var c opCount
-	var num int
-	var types []byte
-	typesByte := func(n int) {
-		for ; n > 0; n-- {
-			tb := next()
-			for i := 0; i < 4; i++ {
-				types = append(types, (tb>>(6-2*i))&3)
-			}
+		if d.flags&fStore != 0 {
+			in.Store = varName(r.byte())
+		}
+		if d.flags&fBranch != 0 {
+			in.Branch = r.branch()
+		}
+		if d.flags&fText != 0 && r.err == nil {
+			in.Text = r.text()
 		}
 	}
+	in.Next = r.p
+	return in, r.err
+}
+
+// reader reads one instruction for Disassemble; the first read past the
+// end of memory sets err (later reads give zeros).
+type reader struct {
+	m       *Machine
+	addr, p int
+	err     error
+}
+
+func (r *reader) byte() byte {
+	if r.p < 0 || r.p >= len(r.m.mem) {
+		if r.err == nil {
+			r.err = fmt.Errorf("zvm: disassemble %#x: instruction runs past the end of memory (%#x)", r.addr, len(r.m.mem))
+		}
+		return 0
+	}
+	r.p++
+	return r.m.mem[r.p-1]
+}
+
+// head reads the opcode byte(s) and types byte(s) (§4.3, §4.4).
+func (r *reader) head() (opCount, int, []byte) {
+	op := r.byte()
 	switch {
 	case op < 0x80:
-		c, num = op2, int(op&0x1f)
-		types = []byte{opSmall, opSmall}
+		types := []byte{opSmall, opSmall}
 		if op&0x40 != 0 {
 			types[0] = opVar
 		}
 		if op&0x20 != 0 {
 			types[1] = opVar
 		}
+		return op2, int(op & 0x1f), types
 	case op < 0xb0:
-		c, num = op1, int(op&0x0f)
-		types = []byte{(op >> 4) & 3}
-	case op < 0xc0 && (op != 0xbe || m.version < 5):
-		c, num = op0, int(op&0x0f)
+		return op1, int(op & 0x0f), []byte{(op >> 4) & 3}
+	case op < 0xc0 && (op != 0xbe || r.m.version < 5):
+		return op0, int(op & 0x0f), nil
 	case op == 0xbe:
-		c, num = opE, int(next())
-		typesByte(1)
+		num := int(r.byte())
+		return opE, num, r.types(1)
+	case op == 0xec || op == 0xfa: // call_vs2, call_vn2: two types bytes
+		return opV, int(op & 0x1f), r.types(2)
+	case op < 0xe0:
+		return op2, int(op & 0x1f), r.types(1)
 	default:
-		c, num = opV, int(op&0x1f)
-		if op < 0xe0 {
-			c = op2
-		}
-		n := 1
-		if op == 0xec || op == 0xfa { // call_vs2, call_vn2
-			n = 2
-		}
-		typesByte(n)
+		return opV, int(op & 0x1f), r.types(1)
 	}
-	in.Opcode = fmt.Sprintf("%s:%d", c, num)
+}
+
+func (r *reader) types(bytes int) []byte {
+	var t []byte
+	for ; bytes > 0; bytes-- {
+		tb := r.byte()
+		for i := 0; i < 4; i++ {
+			t = append(t, (tb>>(6-2*i))&3)
+		}
+	}
+	return t
+}
+
+// operands reads operands of the given types up to the first omitted one.
+func (r *reader) operands(types []byte) []string {
+	var ops []string
 	for _, t := range types {
 		switch t {
 		case opLarge:
-			hi := next()
-			in.Operands = append(in.Operands, fmt.Sprintf("#0x%04x", uint16(hi)<<8|uint16(next())))
+			hi := r.byte()
+			ops = append(ops, fmt.Sprintf("#0x%04x", uint16(hi)<<8|uint16(r.byte())))
 		case opSmall:
-			in.Operands = append(in.Operands, fmt.Sprintf("#0x%02x", next()))
+			ops = append(ops, fmt.Sprintf("#0x%02x", r.byte()))
 		case opVar:
-			in.Operands = append(in.Operands, varName(next()))
-		}
-		if t == opOmitted {
-			break
-		}
-	}
-	d := m.lookupOp(c, num)
-	if d != nil {
-		in.Name = d.name
-		if d.name == "jump" && types[0] != opVar && len(in.Operands) == 1 {
-			// the target, as for branches (§15: jump's operand is an offset)
-			var off uint16
-			fmt.Sscanf(in.Operands[0], "#0x%x", &off)
-			in.Operands[0] = fmt.Sprintf("%#x", p+int(int16(off))-2)
-		}
-		if d.flags&fStore != 0 {
-			in.Store = varName(next())
-		}
-		if d.flags&fBranch != 0 {
-			b := next()
-			off := int(b & 0x3f)
-			if b&0x40 == 0 {
-				off = off<<8 | int(next())
-				if off&0x2000 != 0 {
-					off -= 0x4000
-				}
-			}
-			if b&0x80 == 0 {
-				in.Branch = "?~"
-			} else {
-				in.Branch = "?"
-			}
-			switch off {
-			case 0:
-				in.Branch += "rfalse"
-			case 1:
-				in.Branch += "rtrue"
-			default:
-				in.Branch += fmt.Sprintf("%#x", p+off-2)
-			}
-		}
-		if d.flags&fText != 0 && err == nil {
-			// decode reports a bad string as a fault; keep the machine's
-			// own error state as it was.
-			errWas, stopWas := m.err, m.stop
-			m.err = nil
-			s, end := m.decode(p, 0)
-			if m.err != nil {
-				err = fmt.Errorf("zvm: disassemble %#x: %w", addr, m.err)
-			}
-			m.err, m.stop = errWas, stopWas
-			in.Text, p = s, end
+			ops = append(ops, varName(r.byte()))
+		default:
+			return ops
 		}
 	}
-	in.Next = p
-	if err != nil {
-		return in, err
+	return ops
+}
+
+// jumpTarget turns jump's constant offset into the address it jumps to.
+func (r *reader) jumpTarget(op string) string {
+	var off uint16
+	fmt.Sscanf(op, "#0x%x", &off)
+	return fmt.Sprintf("%#x", r.p+int(int16(off))-2)
+}
+
+// branch reads branch data (§4.7): "?0x4f12", "?~rfalse".
+func (r *reader) branch() string {
+	b := r.byte()
+	off := int(b & 0x3f)
+	if b&0x40 == 0 {
+		off = off<<8 | int(r.byte())
+		if off&0x2000 != 0 {
+			off -= 0x4000
+		}
 	}
-	return in, nil
+	s := "?"
+	if b&0x80 == 0 {
+		s = "?~"
+	}
+	switch off {
+	case 0:
+		return s + "rfalse"
+	case 1:
+		return s + "rtrue"
+	}
+	return s + fmt.Sprintf("%#x", r.p+off-2)
+}
+
+// text decodes the string of print and print_ret. decode reports a bad
+// string as a fault; the machine's own error state is kept as it was.
+func (r *reader) text() string {
+	m := r.m
+	errWas, stopWas := m.err, m.stop
+	m.err = nil
+	s, end := m.decode(r.p, 0)
+	if m.err != nil {
+		r.err = fmt.Errorf("zvm: disassemble %#x: %w", r.addr, m.err)
+	}
+	m.err, m.stop = errWas, stopWas
+	r.p = end
+	return s
 }
 
 // varName names variable v: the stack, a local (1-15) or a global (16-255).
