@@ -28,7 +28,7 @@ type inst struct {
 	n       uint8     // operands
 	varMask uint8     // bit i: operand i is a variable number (read when executed)
 	br      uint8     // branch: brOn bit, and brJump, brFalse or brTrue; kCall with a constant routine: its accel code (accel.go)
-	store   int16     // the variable that receives the result (fast kinds that store)
+	store   int16     // fast kinds: the variable that receives the result; kGeneric: the opcode's row, or -1 for exec to report
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
 	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
 	brTo    int32     // the branch target when br&3 is brJump
@@ -194,14 +194,16 @@ func (m *Machine) decodeInst(pc int) int32 {
 // stay generic (the generic path reports them).
 func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
 	d := m.lookupOp(in.form, int(in.opnum))
-	if d == nil || d.fast == kGeneric || in.n < d.minOps {
+	if d == nil || in.n < d.minOps {
+		in.store = -1 // exec reports it
+		return kGeneric, p
+	}
+	if d.fast == kGeneric {
+		in.store = d.row // loop calls the handler directly
 		return kGeneric, p
 	}
 	kind := d.fast
 	stores, branches := d.flags&fStore != 0, d.flags&fBranch != 0
-	if kind == kGeneric {
-		return kGeneric, p
-	}
 	in.store = -1
 	if stores {
 		in.store = int16(m.mem[p])
@@ -350,7 +352,11 @@ func (m *Machine) loop(budget int) int {
 		case kGeneric:
 			m.ops[0], m.ops[1] = a, b
 			m.pc = int(in.next)
-			m.exec(in.form, int(in.opnum), int(in.n))
+			if r := in.store; r >= 0 {
+				opcodes[r].exec(m, int(in.n))
+			} else {
+				m.exec(in.form, int(in.opnum), int(in.n))
+			}
 			pc = m.pc
 		case kJe:
 			cond = a == b

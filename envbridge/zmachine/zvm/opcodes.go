@@ -46,6 +46,7 @@ type opcode struct {
 	minOps uint8 // fewer operands are a fault naming the opcode
 	fast   uint8 // the kind the instruction cache runs inline (icache.go), or kGeneric
 	exec   func(m *Machine, n int)
+	row    int16 // its index in opcodes (set by init), kept in a generic inst
 }
 
 func (d *opcode) String() string { return fmt.Sprintf("%s:%d (%s)", d.count, d.num, d.name) }
@@ -184,7 +185,12 @@ const maxOpNum = 32
 // initialising expression would be a cycle.)
 var opTable *[9][numCounts][maxOpNum]*opcode
 
-func init() { opTable = buildOpTable(opcodes) }
+func init() {
+	for i := range opcodes {
+		opcodes[i].row = int16(i)
+	}
+	opTable = buildOpTable(opcodes)
+}
 
 // buildOpTable indexes the rows by version; it panics on two rows for one
 // opcode in one version, or a row the index cannot hold (a table error,
