@@ -21,7 +21,13 @@
 //
 // All opcodes of versions 3, 4, 5, 7 and 8 (§14, §15), decoded in the long,
 // short, variable and extended forms, with the version's store and branch
-// conventions. Exceptions and choices:
+// conventions. Each opcode is one row of the table in opcodes.go: its name
+// as the Standard gives it, operand count (0OP, 1OP, 2OP, VAR, EXT) and
+// number, whether a store byte, branch data or a string follows, the
+// versions zvm executes it in, the fewest operands it takes, the fast kind
+// the instruction cache runs inline (or none) and its handler
+// (handlers.go). The decoder, the instruction cache, the generic path and
+// Disassemble all read that table. Exceptions and choices:
 //
 //   - save, restore (0OP in v3/v4, EXT:0/1 in v5+): one in-memory slot per
 //     machine, like a file: save succeeds (branch taken in v3, 1 in v4+),
@@ -63,7 +69,14 @@
 //   - set_colour, set_true_colour, sound_effect: ignored (the header says
 //     there are no colours and no sound). set_font accepts fonts 1 and 4.
 //   - Version 6 opcodes (EXT:5-8, EXT:16-29) and opcodes a version lacks
-//     are errors naming the opcode and the PC.
+//     are errors naming the opcode and the PC ("illegal opcode 2OP:25
+//     (call_2s, versions 4-8) in version 3").
+//   - Where zvm is more lenient than §14's version columns it says so in
+//     the table: the VAR opcodes of the screen model (erase_window,
+//     set_cursor, ...) and read_char, scan_table run in every version;
+//     show_status is a no-op after version 3 (Inform pads with it).
+//   - call_2s and call_2n in variable form with more than two operands
+//     pass every operand after the routine as an argument, as Frotz does.
 //
 // The header tells the game (§11): interpreter 6 ('Z'), Standard 1.1,
 // screen 255 lines (no [MORE]) by Options.Width columns (80), bold,
@@ -80,7 +93,8 @@
 // addresses of the object table, globals, dictionary, abbreviations,
 // alphabet and extension tables) and returns an error naming what is
 // wrong. At run time every memory access, variable, object, property and
-// stack operation is checked: an error names the PC and the machine stays
+// stack operation is checked: an error names the PC and the opcode there
+// ("zvm: pc 0x1000, 2OP:23 (div): division by zero"), and the machine stays
 // unusable (Run returns the error again) until Restore. A panic would be a
 // bug: Run recovers one as a last resort and reports it as an "internal
 // error" with the PC, and the fuzz targets fail on that. One Run executes
@@ -97,8 +111,13 @@
 // routines Inform puts in every game (the veneer's Unsigned__Compare and
 // Inform 7's word read) are answered natively, matched on their whole code
 // (accel.go), with the value and instruction count the routine gives.
-// TestCacheMatchesStep plays every walkthrough and CZECH both ways and
-// requires the same transcript, instruction count and world.
+// Every other opcode goes from the cache to the generic path, which
+// dispatches through the opcode table. TestCacheMatchesStep plays every
+// walkthrough and CZECH both ways and requires the same transcript,
+// instruction count and world; FuzzOpcodePaths runs single instructions
+// (seeded with every row of the table) on random frames, locals, stacks and
+// globals both ways and requires the same memory, stack, frames, PC,
+// output and error.
 //
 // What a step costs is the game's own code: an Inform 7 turn of a
 // TextWorld game runs tens of thousands to over a hundred thousand
@@ -109,6 +128,13 @@
 // CPU time, not wall-clock rates, on a shared machine. The measured rates,
 // and why no interpreter reaches 50,000 TextWorld steps per second:
 // docs/results/2026-11-24-performance.md.
+//
+// # Reading code
+//
+// Disassemble decodes the instruction at an address and names it by the
+// table: `0x58a jl G00 #0x03e8 ?~0x5ec` (operands: #constants, sp, Lnn
+// locals, Gxx globals; -> the store variable; ? the branch, ~ when taken on
+// false). It changes nothing in the machine.
 //
 // # Quetzal
 //

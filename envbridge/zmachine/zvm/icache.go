@@ -13,21 +13,22 @@ package zvm
 //
 // The hottest opcodes (branches, arithmetic, loads and stores, calls and
 // returns: about 95% of the instructions of a cook.z8 turn) run
-// inline in loop; every other opcode is handed to the exec functions of
-// exec.go exactly as step would hand it (operands in m.ops, m.pc at the
-// store or branch byte), so there is one implementation of each opcode's
-// meaning besides the fast forms, and TestCacheMatchesStep compares the
-// two paths on every walkthrough.
+// inline in loop; every other opcode is handed to the generic path (exec,
+// through the opcode table of opcodes.go) exactly as step would hand it
+// (operands in m.ops, m.pc at the store or branch byte), so there is one
+// implementation of each opcode's meaning besides the fast forms.
+// TestCacheMatchesStep compares the two paths on every walkthrough, and
+// FuzzOpcodePaths opcode by opcode on random state.
 
 // inst is one decoded instruction, in 32 bytes (two to a cache line).
 type inst struct {
 	kind    uint8     // a fast kind below, or kGeneric
-	form    uint8     // fLong, f1OP, f0OP, fVar2, fVar, fExt: how step would dispatch it
+	form    opCount   // the opcode count (2OP in long and variable form alike)
 	opnum   uint8     // the opcode number within its form (EXT: the second byte)
 	n       uint8     // operands
 	varMask uint8     // bit i: operand i is a variable number (read when executed)
 	br      uint8     // branch: brOn bit, and brJump, brFalse or brTrue; kCall with a constant routine: its accel code (accel.go)
-	store   int16     // the variable that receives the result (fast kinds that store)
+	store   int16     // fast kinds: the variable that receives the result; kGeneric: the opcode's row, or -1 for exec to report
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
 	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
 	brTo    int32     // the branch target when br&3 is brJump
@@ -43,16 +44,6 @@ const (
 	brFalse = 1
 	brTrue  = 2
 	brOn    = 0x80
-)
-
-// forms, as step dispatches them
-const (
-	fLong = iota // 2OP in long form: exec2(op, 2)
-	f1OP
-	f0OP
-	fVar2 // 2OP in variable form: exec2(op, n)
-	fVar
-	fExt
 )
 
 // fast kinds
@@ -133,7 +124,7 @@ func (m *Machine) decodeInst(pc int) int32 {
 	nt := 0
 	switch {
 	case op < 0x80:
-		in.form, in.opnum = fLong, op&0x1f
+		in.form, in.opnum = op2, op&0x1f
 		types[0], types[1] = opSmall, opSmall
 		if op&0x40 != 0 {
 			types[0] = opVar
@@ -143,12 +134,12 @@ func (m *Machine) decodeInst(pc int) int32 {
 		}
 		nt = 2
 	case op < 0xb0:
-		in.form, in.opnum = f1OP, op&0x0f
+		in.form, in.opnum = op1, op&0x0f
 		types[0] = (op >> 4) & 3
 		nt = 1
 	case op < 0xc0:
 		if op == 0xbe && m.version >= 5 {
-			in.form, in.opnum = fExt, mem[p]
+			in.form, in.opnum = opE, mem[p]
 			tb := mem[p+1]
 			p += 2
 			for i := 0; i < 4; i++ {
@@ -156,12 +147,12 @@ func (m *Machine) decodeInst(pc int) int32 {
 			}
 			nt = 4
 		} else {
-			in.form, in.opnum = f0OP, op&0x0f
+			in.form, in.opnum = op0, op&0x0f
 		}
 	default:
-		in.form, in.opnum = fVar, op&0x1f
+		in.form, in.opnum = opV, op&0x1f
 		if op < 0xe0 {
-			in.form = fVar2
+			in.form = op2
 		}
 		tb := mem[p]
 		p++
@@ -196,137 +187,23 @@ func (m *Machine) decodeInst(pc int) int32 {
 	return k
 }
 
-// fastKind classifies a decoded instruction and, for a fast kind, decodes
-// its store byte and branch (§4.6, §4.7) starting at p; it returns the
-// kind and the address after the instruction. Forms with fewer operands
-// than the opcode needs stay generic (the exec functions report them).
+// fastKind classifies a decoded instruction by the opcode table and, for
+// a fast kind, decodes its store byte and branch (§4.6, §4.7) starting at
+// p; it returns the kind and the address after the instruction. Opcodes
+// the version lacks, and forms with fewer operands than the opcode needs,
+// stay generic (the generic path reports them).
 func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
-	v := m.version
-	kind := uint8(kGeneric)
-	stores, branches := false, false
-	n := in.n
-	switch in.form {
-	case fLong, fVar2:
-		if n < 2 {
-			return kGeneric, p
-		}
-		switch in.opnum {
-		case 1:
-			kind, branches = kJe, true
-		case 2:
-			kind, branches = kJl, true
-		case 3:
-			kind, branches = kJg, true
-		case 4:
-			kind, branches = kDecChk, true
-		case 5:
-			kind, branches = kIncChk, true
-		case 6:
-			kind, branches = kJin, true
-		case 7:
-			kind, branches = kTest, true
-		case 8:
-			kind, stores = kOr, true
-		case 9:
-			kind, stores = kAnd, true
-		case 10:
-			kind, branches = kTestAttr, true
-		case 13:
-			kind = kStore
-		case 15:
-			kind, stores = kLoadw, true
-		case 16:
-			kind, stores = kLoadb, true
-		case 17:
-			kind, stores = kGetProp, true
-		case 18:
-			kind, stores = kGetPropAddr, true
-		case 20:
-			kind, stores = kAdd, true
-		case 21:
-			kind, stores = kSub, true
-		case 22:
-			kind, stores = kMul, true
-		case 25: // call_2s
-			if v >= 4 {
-				kind, stores = kCall, true
-			}
-		case 26: // call_2n
-			if v >= 5 {
-				kind = kCall
-			}
-		}
-	case f1OP:
-		switch in.opnum {
-		case 0:
-			kind, branches = kJz, true
-		case 1, 2:
-			kind, stores, branches = kGetSibling, true, true
-		case 3:
-			kind, stores = kGetParent, true
-		case 4:
-			kind, stores = kGetPropLen, true
-		case 5:
-			kind = kInc
-		case 6:
-			kind = kDec
-		case 8: // call_1s
-			if v >= 4 {
-				kind, stores = kCall, true
-			}
-		case 11:
-			kind = kRet
-		case 12:
-			kind = kJump
-		case 14:
-			kind, stores = kLoad, true
-		case 15:
-			if v <= 4 {
-				kind, stores = kNot, true
-			} else {
-				kind = kCall // call_1n
-			}
-		}
-	case f0OP:
-		switch in.opnum {
-		case 0:
-			kind = kRtrue
-		case 1:
-			kind = kRfalse
-		case 8:
-			kind = kRetPopped
-		}
-	case fVar:
-		switch in.opnum {
-		case 0: // call / call_vs
-			if n >= 1 {
-				kind, stores = kCall, true
-			}
-		case 1:
-			if n >= 3 {
-				kind = kStorew
-			}
-		case 2:
-			if n >= 3 {
-				kind = kStoreb
-			}
-		case 8:
-			if n >= 1 {
-				kind = kPush
-			}
-		case 25: // call_vn
-			if v >= 5 && n >= 1 {
-				kind = kCall
-			}
-		case 31:
-			if v >= 5 && n >= 1 {
-				kind, branches = kCheckArgCount, true
-			}
-		}
-	}
-	if kind == kGeneric {
+	d := m.lookupOp(in.form, int(in.opnum))
+	if d == nil || in.n < d.minOps {
+		in.store = -1 // exec reports it
 		return kGeneric, p
 	}
+	if d.fast == kGeneric {
+		in.store = d.row // loop calls the handler directly
+		return kGeneric, p
+	}
+	kind := d.fast
+	stores, branches := d.flags&fStore != 0, d.flags&fBranch != 0
 	in.store = -1
 	if stores {
 		in.store = int16(m.mem[p])
@@ -475,19 +352,10 @@ func (m *Machine) loop(budget int) int {
 		case kGeneric:
 			m.ops[0], m.ops[1] = a, b
 			m.pc = int(in.next)
-			switch in.form {
-			case fLong:
-				m.exec2(int(in.opnum), 2)
-			case f1OP:
-				m.exec1(int(in.opnum))
-			case f0OP:
-				m.exec0(int(in.opnum))
-			case fVar2:
-				m.exec2(int(in.opnum), int(in.n))
-			case fVar:
-				m.execVar(int(in.opnum), int(in.n))
-			default:
-				m.execExt(int(in.opnum), int(in.n))
+			if r := in.store; r >= 0 {
+				opcodes[r].exec(m, int(in.n))
+			} else {
+				m.exec(in.form, int(in.opnum), int(in.n))
 			}
 			pc = m.pc
 		case kJe:

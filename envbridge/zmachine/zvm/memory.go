@@ -92,7 +92,11 @@ const (
 // fault records a run-time error (the first one wins) naming the PC.
 func (m *Machine) fault(format string, args ...any) {
 	if m.err == nil {
-		m.err = fmt.Errorf("zvm: pc %#x: %s", m.opPC, fmt.Sprintf(format, args...))
+		at := fmt.Sprintf("pc %#x", m.opPC)
+		if name := m.opAt(m.opPC); name != "" {
+			at += ", " + name
+		}
+		m.err = fmt.Errorf("zvm: %s: %s", at, fmt.Sprintf(format, args...))
 	}
 	m.stop = true
 }
