@@ -140,6 +140,17 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return nil, err
 	}
 	cfg = cfg.Resolved()
+	outDir, overrides, err := EvalDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// One writer per evaluation directory, from before anything costs or
+	// writes (other evaluations of the run, and training, may go on).
+	unlock, err := lockDir(outDir+EvalLockSuffix, "evaluation directory "+outDir, io.Err)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("environment: %w", err)
@@ -167,10 +178,6 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return nil, err
 	}
 	defer backend.Close()
-	outDir, overrides, err := EvalDir(cfg)
-	if err != nil {
-		return nil, err
-	}
 	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,12 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		return nil, err
 	}
 	cfg = cfg.Resolved()
+	// One writer per run directory, from before anything costs or writes.
+	unlock, err := lockDir(filepath.Join(cfg.Run, TrainLockFile), "run directory "+cfg.Run, io.Err)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	// A run directory's config.json describes its memories: training them
 	// further with settings that change what they learn is refused before
 	// anything is written.
