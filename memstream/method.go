@@ -113,7 +113,7 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 	e := &episode{m: m, s: s, rng: rng, roles: roles, tried: map[string]int{}}
 	if s.Mode == agent.Eval {
 		m.mu.Lock()
-		e.own = &Stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
+		e.own = m.s.Copy()
 		e.clock = m.clock
 		m.mu.Unlock()
 	}
@@ -415,7 +415,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 		}
 		kept = append(kept, mem)
 	}
-	s := &Stream{mems: kept, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
+	s := restoreStream(kept, meta[0].SinceReflect)
 	m.mu.Lock()
 	m.s, m.clock, m.loadNotes = s, meta[0].Clock, notes
 	m.mu.Unlock()
