@@ -42,8 +42,15 @@ type EvalResult struct {
 	Parse            map[string]llm.Stats `json:"parse,omitempty"`
 	FallbackShare    float64              `json:"fallback_share"`
 	MeasuresFallback bool                 `json:"measures_fallback,omitempty"`
-	Tokens           int64                `json:"tokens"`
-	CostUSD          float64              `json:"cost_usd"`
+	// Tokens are the tokens the method consumed (sent to a server or
+	// served by the response cache: the same for every backend, so methods
+	// compare alike; seed 002 Fig. 8); TokensSent those a server answered,
+	// what CostUSD prices (docs/COST.md).
+	Tokens     int64   `json:"tokens"`
+	TokensSent int64   `json:"tokens_sent"`
+	CostUSD    float64 `json:"cost_usd"`
+	// MemoryUse is how much the memory guided the evaluated steps.
+	MemoryUse MemoryUse `json:"memory_use"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
@@ -390,12 +397,11 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
 		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors, Completed: s.Completed,
-		// The tokens the method consumed, whether a server or the response
-		// cache answered (so methods compare alike with or without a cache);
-		// what was paid is CostUSD and the usage account.
-		Tokens:  usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
-		CostUSD: usage.Total.CostUSD,
-		ByType:  map[string]runner.Summary{}, Usage: usage,
+		Tokens:     usage.Total.ConsumedTokens(),
+		TokensSent: usage.Total.SentTokens(),
+		CostUSD:    usage.Total.CostUSD,
+		MemoryUse:  MemoryUseOf(name, all),
+		ByType:     map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
 	for role, st := range usage.ByPurpose {
@@ -525,10 +531,12 @@ func writeTrajectories(path string, methods []string, superseded []bool, eps []r
 	return os.Rename(tmp, path)
 }
 
-// PrintTable writes the comparison table: one row per method, then one per
-// method and task type.
+// PrintTable writes the comparison table, one row per method, in the
+// words of docs/COST.md; a method whose memory guided no step is flagged
+// in its row and named under the table.
 func PrintTable(w *tabwriter.Writer, results []EvalResult) {
-	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\ttokens\tmemory")
+	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\tmemory guided\trequests sent\tcache hits\ttokens sent\ttokens consumed\tcost (USD)\tmemory")
+	var never []string
 	for _, r := range results {
 		fb := "-"
 		if len(r.Parse) > 0 {
@@ -537,9 +545,27 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 				fb += " (measures its fallback rules)"
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%d\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb, r.Tokens, runner.FormatSize(r.Memory))
+		if r.MemoryUse.NeverGuided() {
+			never = append(never, r.Method)
+		}
+		t := r.Usage.Total
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb,
+			r.MemoryUse, t.Requests, t.CacheHits, r.TokensSent, r.Tokens, r.CostUSD, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
+	if len(never) > 0 {
+		fmt.Fprintf(w, "⚠ %s: memory never guided a step of this evaluation; the row measures the method as if it had no memory\n", strings.Join(never, ", "))
+		w.Flush()
+	}
+}
+
+// ResultsNote is the line printed above results of the offline backend
+// (report.OfflineNote), or "".
+func ResultsNote(cfg Config) string {
+	if cfg.LLM.Backend == BackendOffline {
+		return report.OfflineNote
+	}
+	return ""
 }
 
 // PrintTable1 writes seed 002 Table 1's columns for environments that keep

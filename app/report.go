@@ -54,7 +54,8 @@ func WriteReport(run, split string) ([]string, error) {
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
 			Overall: runner.Summary{Tasks: r.Tasks, Completed: r.Completed, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
-			ByType:  r.ByType, Tokens: r.Tokens, CostUSD: r.CostUSD, Memory: r.Memory,
+			ByType:  r.ByType, Tokens: r.Tokens, TokensSent: r.TokensSent, Requests: r.Usage.Total.Requests, CacheHits: r.Usage.Total.CacheHits, CostUSD: r.CostUSD, Memory: r.Memory,
+			HasMemory: r.MemoryUse.HasMemory, GuidedSteps: r.MemoryUse.GuidedSteps, Steps: r.MemoryUse.Steps,
 			FallbackShare: r.FallbackShare, MeasuresFallback: r.MeasuresFallback, Parse: parseRows(r),
 		}
 		if m.History, err = TrainingHistory(run, r.Method); err != nil {

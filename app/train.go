@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/samem/trainer/agent"
 
@@ -97,6 +98,16 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 	}
 	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s, run directory %s\n",
 		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Describe(), cfg.Run)
+	// What earlier train commands spent here counts against the caps.
+	before, err := spentBefore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	capped := cfg.Budget > 0 || cfg.MaxRequests > 0
+	if capped {
+		fmt.Fprintln(io.Err, budgetNote(cfg, before))
+	}
+	var episodes atomic.Int64 // ended in this command, every method
 	// The usage account is printed and saved at the end of every run that
 	// started a method, whether it succeeded or not.
 	acct := newAccount("train", cfg)
@@ -109,6 +120,8 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 			return
 		}
 		acct.Run = backend.Meter.Report()
+		spent := before.add(Spent{Requests: acct.Run.Total.Requests, CostUSD: acct.Run.Total.CostUSD, Episodes: episodes.Load()})
+		acct.Spent = &spent
 		path := ""
 		if save || acct.Run.Total.Requests > 0 {
 			path = trainUsagePath(cfg)
@@ -132,6 +145,12 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		prog := NewProgress(io.Err, io.TTY)
 		prog.Meter = meter
 		prog.Every = cfg.ProgressEvery
+		var gate *spendGate
+		var admit func(int) error
+		if capped {
+			gate = &spendGate{maxUSD: cfg.Budget, maxReq: cfg.MaxRequests, before: before, run: backend.Meter, method: meter}
+			admit = gate.admit
+		}
 		res, err := runner.Train(llm.WithMeter(ctx, meter), runner.TrainConfig{
 			Method: m, Suite: suite, Tasks: tasks,
 			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
@@ -142,7 +161,8 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
 			Stop:     io.Stop,
-			Progress: prog,
+			Progress: countingProgress{Progress: prog, n: &episodes, gate: gate},
+			Admit:    admit,
 			Resumed: func(dir string) {
 				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
 				if lr, ok := m.(agent.LoadReporter); ok {

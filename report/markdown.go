@@ -32,7 +32,7 @@ func Markdown(d Data, plots map[string]bool) string {
 		fmt.Fprintf(&b, "%s.\n\n", strings.Join(facts, ", "))
 	}
 	if d.Backend == "offline" {
-		b.WriteString("The offline backend plays with rule-based roles and a hashing embedder instead of a language model: the numbers show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
+		b.WriteString("**" + OfflineNote + "** They show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
 	}
 
 	if len(d.Methods) > 0 {
@@ -51,11 +51,11 @@ func Markdown(d Data, plots map[string]bool) string {
 
 func comparison(b *strings.Builder, d Data) {
 	b.WriteString("## Comparison (seed 002 Table 1)\n\n")
-	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, model tokens and estimated cost of the evaluation, and the size of the evaluated memory.\n\n")
-	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model.\n\n")
-	b.WriteString("| method | tasks | errored | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | fallback | tokens | cost (USD) | memory |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	var flagged []string
+	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, the share of steps the method's memory guided, the model usage of the evaluation (requests sent, cache hits, tokens sent to a server, tokens consumed by the method whoever answered, and the cost of the tokens sent; docs/COST.md), and the size of the evaluated memory.\n\n")
+	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model. *Memory guided* is the share of evaluated steps whose decision the method's memory guided; a method whose memory guided none is flagged: its row measures it as if it had no memory (\"-\": a method that keeps no memory between episodes).\n\n")
+	b.WriteString("| method | tasks | errored | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | fallback | memory guided | requests sent | cache hits | tokens sent | tokens consumed | cost (USD) | memory |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	var flagged, never []string
 	for _, m := range d.Methods {
 		s := m.Overall
 		fb := "-"
@@ -67,12 +67,23 @@ func comparison(b *strings.Builder, d Data) {
 			name += " ⚠"
 			flagged = append(flagged, m.Name)
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %d | %.4f | %s |\n",
-			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, m.Tokens, m.CostUSD, sizes(m.Memory))
+		guided := "-"
+		switch {
+		case m.NeverGuided():
+			guided = "never ⚠"
+			never = append(never, m.Name)
+		case m.HasMemory && m.Steps > 0:
+			guided = fmt.Sprintf("%.0f %%", 100*float64(m.GuidedSteps)/float64(m.Steps))
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %s | %d | %d | %d | %d | %.4f | %s |\n",
+			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, guided, m.Requests, m.CacheHits, m.TokensSent, m.Tokens, m.CostUSD, sizes(m.Memory))
 	}
 	b.WriteString("\n")
 	if len(flagged) > 0 {
 		fmt.Fprintf(b, "**⚠ %s: measures its fallback rules rather than the model** (more than 20 %% of some role's replies were unusable and replaced by rules or skipped).\n\n", strings.Join(flagged, ", "))
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(b, "**⚠ %s: memory never guided a step of this evaluation**: the row measures the method as if it had no memory.\n\n", strings.Join(never, ", "))
 	}
 	table1(b, d)
 	parseTable(b, d)
@@ -301,7 +312,7 @@ func figures(b *strings.Builder, d Data, plots map[string]bool) {
 		{MemoryPlot, "SAMem's memory size (Q-table entries and states) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6).", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
 		{SweepPlot, "Success rate and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
 		{ThoughtPlot, "Success rate and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
-		{TokensPlot, "Model tokens of the evaluation per method (seed 002 Fig. 8).", ""},
+		{TokensPlot, "Tokens consumed by each method in the evaluation, served by a model or by the response cache (seed 002 Fig. 8; docs/COST.md).", ""},
 		{ByTypePlot, "Success rate per task type and method (seed 004 Fig. 4).", ""},
 		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with bands of ± one standard deviation when at most three methods are drawn (seed 000 Fig. 4).", ""},
 	} {

@@ -303,11 +303,11 @@ func tokensPlot(d Data, dpi int) ([]byte, error) {
 		maxV = math.Max(maxV, vals[i])
 		labels[i] = fmt.Sprintf("%s\nSR %.2f", m.Name, m.Overall.SuccessRate)
 	}
-	title := "Model tokens per method (seed 002 Fig. 8)"
+	title := "Tokens consumed per method (seed 002 Fig. 8)"
 	if maxV == 0 {
 		title += ": none spent (offline backend)"
 	}
-	p := newPlot(title, "method (evaluation success rate)", "tokens (thousands)")
+	p := newPlot(title, "method (evaluation success rate)", "tokens consumed (thousands)")
 	bars, err := plotter.NewBarChart(vals, barWidth(len(vals)))
 	if err != nil {
 		return nil, err

@@ -31,9 +31,16 @@ type Method struct {
 	// Overall is the evaluation over all held-out tasks, ByType per task type.
 	Overall runner.Summary
 	ByType  map[string]runner.Summary
-	// Tokens and CostUSD are the evaluation's model usage (0 offline).
-	Tokens  int64
-	CostUSD float64
+	// The evaluation's model usage (0 offline), in the words of
+	// docs/COST.md: Tokens consumed (sent or served by the response
+	// cache), TokensSent (answered by a server), the Requests sent, the
+	// CacheHits, and the CostUSD of the tokens sent.
+	Tokens, TokensSent, Requests, CacheHits int64
+	CostUSD                                 float64
+	// Memory use: HasMemory is false for a method that keeps nothing
+	// between episodes; GuidedSteps of Steps were guided by its memory.
+	HasMemory          bool
+	GuidedSteps, Steps int
 	// Memory is the size of the evaluated memory by kind (states, thoughts,
 	// entries, triplets, ...); nil when the method has none.
 	Memory map[string]int
@@ -55,6 +62,14 @@ type Method struct {
 	// trials, and Adapt holds the first trials'.
 	Adapt *Adapt
 }
+
+// OfflineNote is the line that labels every result of the offline
+// backend, wherever it is printed (terminal tables, report.md).
+const OfflineNote = "Offline backend: rule-based roles and a hashing embedder play instead of a language model; these numbers measure the methods' offline rules, not a model."
+
+// NeverGuided reports whether the method has a memory that guided none of
+// its evaluated steps (app.MemoryUse says the same).
+func (m Method) NeverGuided() bool { return m.HasMemory && m.Steps > 0 && m.GuidedSteps == 0 }
 
 // Adapt is the first-trial side of a method evaluated with trials (seed 004
 // Table 2: GEN-ENV or GEN-TASK, before "+A").

@@ -40,13 +40,15 @@ func sample() Data {
 		Run: "runs/x", Split: "valid_unseen", Env: "household", Backend: "offline",
 		Methods: []Method{
 			{Name: "samem", Overall: runner.Summary{Tasks: 4, Successes: 3, SuccessRate: 0.75, AvgScore: 0.75, SPL: f(0.4), SPLPaper: f(0.35), AvgSteps: 25},
-				ByType: byType(1, 0.5), Memory: map[string]int{"states": 10, "thoughts": 12, "entries": 40},
+				ByType: byType(1, 0.5), Memory: map[string]int{"states": 10, "thoughts": 12, "entries": 40}, HasMemory: true, GuidedSteps: 43, Steps: 100,
 				History: hist([]float64{0.2, 0.6, 0.9}, []int{30, 38, 40}), ScoreByStep: []float64{0, 0.25, 0.75}, ScoreStd: []float64{0, 0.4, 0.4}},
 			{Name: "samem-no-forgetting", Note: "without the forgetting step (Fig. 6)", Overall: runner.Summary{Tasks: 4, Successes: 2, SuccessRate: 0.5, AvgScore: 0.5, SPL: f(0.3), SPLPaper: f(0.2), AvgSteps: 30},
 				ByType: byType(0.5, 0.5), Memory: map[string]int{"states": 10, "thoughts": 15, "entries": 60},
+				// A memory that guided no step: flagged.
+				HasMemory: true, Steps: 120,
 				History: hist([]float64{0.1, 0.4, 0.7}, []int{35, 50, 60}), ScoreByStep: []float64{0, 0.25, 0.5}, ScoreStd: []float64{0, 0.4, 0.5}},
 			{Name: "nomemory", Baseline: true, Overall: runner.Summary{Tasks: 4, Successes: 1, SuccessRate: 0.25, AvgScore: 0.25, SPL: f(0.1), SPLPaper: f(0.05), AvgSteps: 45, Errors: 1},
-				ByType: byType(0, 0.5), Tokens: 12345, CostUSD: 0.0123, ScoreByStep: []float64{0, 0, 0.25},
+				ByType: byType(0, 0.5), Tokens: 12345, TokensSent: 10000, Requests: 30, CacheHits: 5, CostUSD: 0.0123, Steps: 180, ScoreByStep: []float64{0, 0, 0.25},
 				// A role that fell back on 3 of 10 replies: flagged (issue 19).
 				FallbackShare: 0.3, MeasuresFallback: true,
 				Parse: []ParseRow{{Role: "summarize", Replies: 10, Repaired: 4, Unusable: 3, FellBack: 3, FallbackShare: 0.3}}},

@@ -153,3 +153,17 @@ func FormatSize(m map[string]int) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// GuidedSteps counts, over eps, the steps whose decision retrieved memory
+// guided (agent.Decision.Guided, as each method defines it) and all steps.
+func GuidedSteps(eps []Episode) (guided, steps int) {
+	for _, e := range eps {
+		for _, tr := range e.Transitions {
+			steps++
+			if tr.Decision.Guided {
+				guided++
+			}
+		}
+	}
+	return guided, steps
+}

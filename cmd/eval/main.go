@@ -67,6 +67,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	os.Unsetenv("OPENAI_API_KEY")
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
+	if cfg.DryRun {
+		est, err := app.DryRun(ctx, cfg, app.CmdEval, stderr)
+		if len(est) > 0 {
+			if *asJSON {
+				enc := json.NewEncoder(stdout)
+				for _, e := range est {
+					enc.Encode(e)
+				}
+			} else {
+				app.PrintEstimates(stdout, cfg.Resolved(), app.CmdEval, est)
+			}
+		}
+		return cli.Code(err, stderr, "eval")
+	}
 	began := time.Now()
 	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if len(res) > 0 {
@@ -76,6 +90,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				enc.Encode(r)
 			}
 		} else {
+			if note := app.ResultsNote(cfg); note != "" {
+				fmt.Fprintln(stdout, note)
+			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			app.PrintTable(tw, res)
 			fmt.Fprintln(stdout)

@@ -36,6 +36,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	os.Unsetenv("OPENAI_API_KEY")
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
+	if cfg.DryRun {
+		est, err := app.DryRun(ctx, cfg, app.CmdTrain, stderr)
+		if len(est) > 0 {
+			if *asJSON {
+				enc := json.NewEncoder(stdout)
+				for _, e := range est {
+					enc.Encode(e)
+				}
+			} else {
+				app.PrintEstimates(stdout, cfg.Resolved(), app.CmdTrain, est)
+			}
+		}
+		return cli.Code(err, stderr, "train")
+	}
 	began := time.Now()
 	res, err := app.Train(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if *asJSON && len(res) > 0 {
@@ -58,7 +72,7 @@ func newFlags(cfg *app.Config, stderr io.Writer) (*flag.FlagSet, *cli.Lists, *bo
 	lists := cli.Bind(fs, cfg, app.CmdTrain)
 	asJSON := fs.Bool("json", false, "print the training history as JSON on stdout")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: train [flags]\n\nTrains memory methods on the training split and checkpoints them in -run after every iteration.\nRunning it again with the same settings resumes; settings that change what is learned must be\nthose of the run (its config.json). Ctrl-C saves a checkpoint and stops.\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: train [flags]\n\nTrains memory methods on the training split and checkpoints them in -run after every iteration.\nRunning it again with the same settings resumes; settings that change what is learned must be\nthose of the run (its config.json). Ctrl-C saves a checkpoint and stops. -dry-run estimates the\ncost first; -budget and -max-requests cap it (exit code 3 when a cap stops the run; docs/COST.md).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	return fs, lists, asJSON

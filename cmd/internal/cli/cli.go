@@ -172,9 +172,12 @@ func flagValue(args []string, name string) (string, bool) {
 
 // Exit codes.
 const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+	// ExitBudget: training stopped, with a checkpoint, before -budget or
+	// -max-requests would be crossed; a higher cap goes on.
+	ExitBudget      = 3
 	ExitInterrupted = 130
 )
 
@@ -194,6 +197,9 @@ func Code(err error, stderr io.Writer, name string) int {
 		return ExitOK
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
+	case errors.Is(err, app.ErrBudget):
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitBudget
 	case app.IsInterrupted(err):
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitInterrupted
