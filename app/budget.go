@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -43,10 +44,14 @@ func spentBefore(cfg Config) (Spent, error) {
 	if err != nil {
 		return Spent{}, fmt.Errorf("usage account: %w", err)
 	}
+	s := Spent{Requests: a.Run.Total.Requests, CostUSD: a.Run.Total.CostUSD}
 	if a.Spent != nil {
-		return *a.Spent, nil
+		s = *a.Spent
 	}
-	return Spent{Requests: a.Run.Total.Requests, CostUSD: a.Run.Total.CostUSD}, nil
+	if s.Requests < 0 || s.Episodes < 0 || !(s.CostUSD >= 0) || math.IsInf(s.CostUSD, 0) {
+		return Spent{}, fmt.Errorf("usage account %s: spent %+v is not a spending (delete the file to count from 0)", trainUsagePath(cfg), s)
+	}
+	return s, nil
 }
 
 // BudgetError is the refusal of the next episode: it would cross a cap.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/samem/trainer/internal/testenv"
 )
 
 // holderEnv makes the test binary a child that takes the lock named by the
@@ -147,9 +149,8 @@ func TestStaleFilesTakenOverOnlyWhenGone(t *testing.T) {
 	path := filepath.Join(dir, "train.lock")
 	host, _ := os.Hostname()
 	sleeper := exec.Command("sleep", "60")
-	if err := sleeper.Start(); err != nil {
-		t.Skip("no sleep program:", err)
-	}
+	err := sleeper.Start()
+	testenv.Need(t, err == nil, "the sleep program")
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
 	for _, tc := range []struct {
 		name  string
