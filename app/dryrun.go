@@ -247,7 +247,7 @@ func PrintEstimates(w io.Writer, cfg Config, cmd Command, est []Estimate) {
 			played = fmt.Sprintf("%d (episode over)", e.Steps)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%.4f\t%.1fs\n", e.Method, played, t.Requests, t.CacheHits,
-			count(t.PromptTokens+t.CompletionTokens), count(e.TokensConsumed), e.ConsumedUSD, e.Seconds)
+			llm.FormatCount(t.PromptTokens+t.CompletionTokens), llm.FormatCount(e.TokensConsumed), e.ConsumedUSD, e.Seconds)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nexpected for the rest of the %s, at the played episode's rate per step (workers: %d):\n", what, cfg.Workers)
@@ -258,7 +258,7 @@ func PrintEstimates(w io.Writer, cfg Config, cmd Command, est []Estimate) {
 		if e.Ended {
 			per = fmt.Sprintf("%.0f (as played)", e.StepsPerEpisode)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.2f\t%s\n", e.Method, e.Episodes, per, count(int64(e.Calls)), count(int64(e.Tokens)), e.CostUSD, duration(e.RunSeconds))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.2f\t%s\n", e.Method, e.Episodes, per, llm.FormatCount(int64(e.Calls)), llm.FormatCount(int64(e.Tokens)), e.CostUSD, duration(e.RunSeconds))
 		cost += e.CostUSD
 		secs += e.RunSeconds
 	}
@@ -270,17 +270,6 @@ func PrintEstimates(w io.Writer, cfg Config, cmd Command, est []Estimate) {
 		fmt.Fprintln(w, "(no -prices: costs are not counted)")
 	}
 	fmt.Fprintln(w, "Requests are model calls; those already in the response cache are answered free. Episodes differ: this is one episode's rate, not a bound.")
-}
-
-// count formats n with k/M suffixes.
-func count(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.2fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }
 
 func duration(s float64) string {

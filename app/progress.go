@@ -172,7 +172,7 @@ func usageLine(m *llm.Meter) string {
 	if t.Requests == 0 && t.CacheHits == 0 && t.Replies == 0 {
 		return ""
 	}
-	s := fmt.Sprintf(", %d requests sent, %d cache hits, %s tokens sent, %s tokens consumed, $%.4f", t.Requests, t.CacheHits, count(t.SentTokens()), count(t.ConsumedTokens()), t.CostUSD)
+	s := fmt.Sprintf(", %d requests sent, %d cache hits, %s tokens sent, %s tokens consumed, $%.4f", t.Requests, t.CacheHits, llm.FormatCount(t.SentTokens()), llm.FormatCount(t.ConsumedTokens()), t.CostUSD)
 	if t.Replies > 0 {
 		s += fmt.Sprintf(", replies %d (%d repaired, %d unusable, fallback %.0f%%)", t.Replies, t.Repaired, t.Unusable, 100*t.FallbackShare())
 	}

@@ -149,6 +149,10 @@ func (r Report) String() string {
 	return b.String()
 }
 
+// FormatCount formats n with k/M suffixes (1234567 -> "1.23M"), as the
+// usage account does.
+func FormatCount(n int64) string { return count(n) }
+
 // count formats n with k/M suffixes (1234567 -> "1.23M").
 func count(n int64) string {
 	switch {

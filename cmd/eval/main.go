@@ -68,18 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	if cfg.DryRun {
-		est, err := app.DryRun(ctx, cfg, app.CmdEval, stderr)
-		if len(est) > 0 {
-			if *asJSON {
-				enc := json.NewEncoder(stdout)
-				for _, e := range est {
-					enc.Encode(e)
-				}
-			} else {
-				app.PrintEstimates(stdout, cfg.Resolved(), app.CmdEval, est)
-			}
-		}
-		return cli.Code(err, stderr, "eval")
+		return cli.DryRun(ctx, cfg, app.CmdEval, *asJSON, stdout, stderr)
 	}
 	began := time.Now()
 	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})

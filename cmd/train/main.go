@@ -37,18 +37,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	if cfg.DryRun {
-		est, err := app.DryRun(ctx, cfg, app.CmdTrain, stderr)
-		if len(est) > 0 {
-			if *asJSON {
-				enc := json.NewEncoder(stdout)
-				for _, e := range est {
-					enc.Encode(e)
-				}
-			} else {
-				app.PrintEstimates(stdout, cfg.Resolved(), app.CmdTrain, est)
-			}
-		}
-		return cli.Code(err, stderr, "train")
+		return cli.DryRun(ctx, cfg, app.CmdTrain, *asJSON, stdout, stderr)
 	}
 	began := time.Now()
 	res, err := app.Train(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
