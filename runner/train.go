@@ -303,7 +303,11 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			st.Done = nil
 			st.Partial = IterationStats{}
 		} else {
-			prog.End(fmt.Sprintf("%s iteration %d/%d interrupted after %d of %d episodes", cfg.Method.Name(), it+1, cfg.Iterations, len(st.Done), n))
+			how := "interrupted"
+			if refused != nil {
+				how = "stopped before its cap"
+			}
+			prog.End(fmt.Sprintf("%s iteration %d/%d %s after %d of %d episodes", cfg.Method.Name(), it+1, cfg.Iterations, how, len(st.Done), n))
 		}
 		dir, err := commit(context.WithoutCancel(ctx), store, cfg, &st)
 		if err != nil {
