@@ -160,6 +160,10 @@ func dryEpisode(ctx context.Context, cfg Config, cmd Command, name string, b *Ba
 		total := len(tasks) * cfg.Iterations
 		start.Episodes = total
 		e.Episodes = total - episodesDone(cfg.Run, name, len(tasks))
+		if e.Episodes <= 0 {
+			e.Episodes, e.Ended = 0, true
+			return e, nil // trained already: nothing to play, nothing to spend
+		}
 	}
 	task := tasks[0]
 	limit := task.MaxSteps
@@ -243,7 +247,10 @@ func PrintEstimates(w io.Writer, cfg Config, cmd Command, est []Estimate) {
 	for _, e := range est {
 		t := e.Usage.Total
 		played := fmt.Sprintf("%d (cut at %d)", e.Steps, e.Cap)
-		if e.Ended {
+		switch {
+		case e.Episodes == 0 && e.Steps == 0:
+			played = "none (nothing left to play)"
+		case e.Ended:
 			played = fmt.Sprintf("%d (episode over)", e.Steps)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%.4f\t%.1fs\n", e.Method, played, t.Requests, t.CacheHits,
@@ -255,7 +262,10 @@ func PrintEstimates(w io.Writer, cfg Config, cmd Command, est []Estimate) {
 	var cost, secs float64
 	for _, e := range est {
 		per := fmt.Sprintf("%.0f (the step limit)", e.StepsPerEpisode)
-		if e.Ended {
+		switch {
+		case e.Episodes == 0:
+			per = "-"
+		case e.Ended:
 			per = fmt.Sprintf("%.0f (as played)", e.StepsPerEpisode)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.2f\t%s\n", e.Method, e.Episodes, per, llm.FormatCount(int64(e.Calls)), llm.FormatCount(int64(e.Tokens)), e.CostUSD, duration(e.RunSeconds))
