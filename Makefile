@@ -1,9 +1,11 @@
-# The two commands a new user needs are `make run` and `make test`.
+# The two commands a new user needs are `make run` and `make test`;
+# `make check` is the quick inner loop while changing the code.
 GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
+CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels
 
-.PHONY: run train eval test vet race fuzz bench soak clean local-models
+.PHONY: run train eval check flags test vet race fuzz bench soak clean local-models
 
 ## run: train SAMem on the built-in household world, then evaluate it on the
 ## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
@@ -15,6 +17,18 @@ train:
 
 eval:
 	$(GO) run ./cmd/eval -run $(RUN)
+
+## check: the quick inner loop (about 90 s of CPU with nothing cached):
+## gofmt, go vet, staticcheck (a pinned version through go run, skipped with a
+## message when it cannot be built) and go test -short, which skips the long
+## end-to-end, fault-deadline, soak, local-model and whole-suite game tests.
+check:
+	GO=$(GO) ./scripts/check.sh
+
+## flags: regenerate the flag reference docs/flags/<command>.md from the
+## commands' FlagSets (each command's TestFlagReference fails until this ran).
+flags:
+	$(GO) test $(CMDS) -run '^TestFlagReference$$' -count=1 -update
 
 ## test: vet, every test with the race detector, then every fuzz target for
 ## FUZZTIME each.
@@ -32,12 +46,12 @@ race:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## bench: the performance suite (issue 10), one table of figures, targets,
+## bench: the performance suite (docs/PERFORMANCE.md), one table of figures, targets,
 ## same-run baselines and ratios.
 bench:
 	$(GO) run ./cmd/bench
 
-## soak: the long-run test of issue 11: 5,000 offline SAMem episodes with
+## soak: the long-run test: 5,000 offline SAMem episodes with
 ## forgetting; the heap levels off, nothing leaks, the last checkpoint loads.
 soak:
 	$(GO) test -count=1 -run '^TestSoak$$' -v -timeout 20m ./internal/faults -args -soak 5000

@@ -6,6 +6,8 @@
 //
 // Optional abilities (saving, forgetting at the end of an iteration, reporting
 // memory size) are separate one-method interfaces the runner checks for.
+// Package agent/agenttest holds every method to this contract: each method's
+// package runs it in one test.
 package agent
 
 import (
@@ -58,6 +60,53 @@ type Decision struct {
 	// Guided is true when the decision used retrieved memory (SAMem: an
 	// argmax thought; CLIN: memory items), for the reports.
 	Guided bool `json:"guided,omitempty"`
+	// Recall is what the episode read from its memory to make this
+	// decision, for the trajectory records and the run viewer; nil when
+	// the method read nothing (or keeps no memory).
+	Recall *Recall `json:"recall,omitempty"`
+}
+
+// Recall is what one decision read from memory, in a shape every method
+// can fill with what it has: the method's view of where the agent is, the
+// memory entry that view matched, the memories offered with their scores,
+// and the plan in force. It is a record for people, not an input to any
+// method: nothing reads it back.
+type Recall struct {
+	// State is the method's view of the situation (SAMem's summarised
+	// state, AutoGuide's context, CDMem's scene).
+	State string `json:"state,omitempty"`
+	// Match names the memory entry State matched (SAMem: the state
+	// cluster's id) and Similarity its cosine similarity; "" when the
+	// state matched none.
+	Match      string  `json:"match,omitempty"`
+	Similarity float64 `json:"similarity,omitempty"`
+	// Explored is true when the decision ignored memory on purpose
+	// (SAMem's epsilon-greedy exploration).
+	Explored bool `json:"explored,omitempty"`
+	// Items are the memories offered to the decision, in the order
+	// offered.
+	Items []RecallItem `json:"items,omitempty"`
+	// Plan is the plan in force (AriGraph, the memory stream, L3M+P).
+	Plan string `json:"plan,omitempty"`
+	// Notes are other lines worth showing (a graph update, a goal).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// RecallItem is one memory offered to a decision.
+type RecallItem struct {
+	// ID identifies the memory within the method's saved memory (a thought
+	// cluster id, a triplet, an insight's index), so that a viewer can link
+	// it to the checkpoint; "" when it has none.
+	ID string `json:"id,omitempty"`
+	// Kind says what sort of memory it is ("thought", "triplet",
+	// "episodic", "insight", "workflow", ...).
+	Kind string `json:"kind,omitempty"`
+	Text string `json:"text"`
+	// Scores are the item's named values as the method ranked it ("q",
+	// "visits", "relevance", "recency", "importance", "votes", ...).
+	Scores map[string]float64 `json:"scores,omitempty"`
+	// Used is true for the item(s) that guided the decision.
+	Used bool `json:"used,omitempty"`
 }
 
 // Transition is what an action did.
@@ -143,4 +192,21 @@ type LoadReporter interface {
 // index (0 first). A method whose EvalTrials is 1 plays each task once.
 type EvalTrialer interface {
 	EvalTrials() int
+}
+
+// Table is one part of a method's memory laid out for people: SAMem's
+// states, ExpeL's insights with their votes, AriGraph's triplets. Numbers
+// are written as Go formats them (strconv), so a viewer can sort them.
+type Table struct {
+	// Name says what the rows are ("states", "thoughts", "insights").
+	Name    string     `json:"name"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// Shower is a method whose memory can be shown: cmd/inspect prints its
+// tables and the run viewer's memory browser lists them. MemoryTables reads
+// the memory under the method's own lock and returns copies.
+type Shower interface {
+	MemoryTables() []Table
 }

@@ -15,7 +15,7 @@ import (
 // server does: the tasks get the server's types and goals, -per-type keeps
 // one of each of its three types, the identities are kept in the run
 // directory, and the evaluation has per-type rows, the server's goals and
-// Table 4's SPL (issue 16, point 1).
+// Table 4's SPL.
 func TestAgentGymALFWorldRun(t *testing.T) {
 	ctx := context.Background()
 	f, srv := agentgymtest.New(t, "alfworld")

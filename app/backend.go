@@ -73,6 +73,7 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 	}
 	client := func(c openai.Config) (*openai.Client, error) {
 		c.Timeout, c.Retries, c.Meter = cfg.LLM.Timeout, cfg.LLM.Retries, b.Meter
+		c.Structured, c.Log = cfg.LLM.Structured.String(), log
 		if c.MaxConcurrent == 0 {
 			c.MaxConcurrent = cfg.LLM.concurrency(cfg.Workers)
 		}
@@ -172,6 +173,9 @@ func NewBackend(ctx context.Context, cfg Config, log io.Writer) (_ *Backend, err
 			emb = c.Embedder(emb)
 		}
 	}
+	// -max-tokens, -reasoning-effort and -structured off shape every chat
+	// request above the cache, so that its keys hold what is sent.
+	chat = cfg.LLM.Settings().Chatter(chat)
 	b.Chat, b.Embedder = chat, emb
 	return b, nil
 }

@@ -101,6 +101,9 @@ func treeHashes(t *testing.T, root string) map[string]string {
 // refused with an error naming the file (or the setting) and the problem,
 // and no file of the run is overwritten, removed or added.
 func TestDamagedCheckpointRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains a run, then again over each of five damaged checkpoints (runs without -short)")
+	}
 	latest := func(run string) string {
 		b, err := os.ReadFile(filepath.Join(run, "samem", "checkpoints", checkpoints.LatestFile))
 		if err != nil {

@@ -18,6 +18,9 @@ import (
 // one final row per task; trajectories.jsonl marks the other trials
 // superseded; the resolved configuration records the trial count.
 func TestCLINGAEvalRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains and evaluates clin-ga (runs without -short)")
+	}
 	cfg := smallConfig(t, "clin", CLINGAName)
 	ctx := context.Background()
 	if _, err := Train(ctx, cfg, quiet()); err != nil {

@@ -12,7 +12,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,6 +169,15 @@ type LLMConfig struct {
 	Cache string `json:"cache,omitempty"`
 	// SendDimensions sends EmbedDim to the server (text-embedding-3-*).
 	SendDimensions bool `json:"send_dimensions,omitempty"`
+	// Structured says when roles send their JSON schema as response_format
+	// (-structured): "" (auto: on for servers that take it), "on" or "off".
+	Structured Structured `json:"structured,omitempty"`
+	// ReasoningEffort is sent as reasoning_effort with every chat request
+	// (-reasoning-effort; "": none).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// MaxTokens bounds the replies of every role or of some (-max-tokens,
+	// llm.ParseMaxTokens: "N", "role=N,...", or both); "": the roles' own.
+	MaxTokens string `json:"max_tokens,omitempty"`
 
 	APIKey string `json:"-"` // from OPENAI_API_KEY, never written anywhere
 }
@@ -398,6 +409,36 @@ func (l LLMConfig) validate() error {
 	if t := l.Temperature; !(t >= 0 && t <= MaxTemperature) {
 		return bad("temperature", "%v: want 0 to %d", t, MaxTemperature)
 	}
+	return l.validateReasoning()
+}
+
+// ModelRoles are the accounting names of the roles that ask a chat model,
+// as -max-tokens names them: a role ("summarize", "clin.controller") is
+// named by itself or by the part before its dot.
+var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory"}
+
+var reEffort = regexp.MustCompile(`^[a-z][a-z_-]{0,19}$`)
+
+// validateReasoning checks -structured, -reasoning-effort and -max-tokens.
+func (l LLMConfig) validateReasoning() error {
+	bad := func(flag string, format string, args ...any) error {
+		return &SettingError{Flag: flag, Reason: fmt.Sprintf(format, args...)}
+	}
+	if !l.Structured.valid() {
+		return bad("structured", "%q: want auto, on or off", string(l.Structured))
+	}
+	if l.ReasoningEffort != "" && !reEffort.MatchString(l.ReasoningEffort) {
+		return bad("reasoning-effort", "%q: want a level such as none, minimal, low, medium or high", l.ReasoningEffort)
+	}
+	bounds, err := llm.ParseMaxTokens(l.MaxTokens)
+	if err != nil {
+		return bad("max-tokens", "%v", err)
+	}
+	for name := range bounds {
+		if role, _, _ := strings.Cut(name, "."); name != "" && !slices.Contains(ModelRoles, role) {
+			return bad("max-tokens", "%q names no role (roles: %s, or one of theirs such as clin.controller)", name, strings.Join(ModelRoles, ", "))
+		}
+	}
 	return nil
 }
 
@@ -413,6 +454,13 @@ func (l LLMConfig) paidModels() []string {
 		out = append(out, l.EmbedModel)
 	}
 	return out
+}
+
+// Settings are the model settings of the configuration that apply to every
+// chat request (see llm.Settings); l must have passed Validate.
+func (l LLMConfig) Settings() llm.Settings {
+	bounds, _ := llm.ParseMaxTokens(l.MaxTokens)
+	return llm.Settings{MaxTokens: bounds, ReasoningEffort: l.ReasoningEffort, NoSchemas: l.Structured == StructuredOff}
 }
 
 // EmbedBackend is the backend of the embedder: Embed when set, else

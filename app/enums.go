@@ -55,7 +55,6 @@ var EnvKinds = []EnvKind{EnvHousehold, EnvZMachine, EnvJSONL, EnvAgentGym}
 
 func (k EnvKind) String() string      { return string(k) }
 func (k *EnvKind) Set(v string) error { return setEnum(k, v, "environment", EnvKinds, nil) }
-func (k EnvKind) valid() bool         { return slices.Contains(EnvKinds, k) }
 
 // Grammar is the household world's action grammar (-grammar).
 type Grammar string
@@ -188,3 +187,40 @@ var TaskOrders = []TaskOrder{TaskOrderShuffled, TaskOrderSuite}
 func (o TaskOrder) String() string      { return string(o) }
 func (o *TaskOrder) Set(v string) error { return setEnum(o, v, "task order", TaskOrders, nil) }
 func (o TaskOrder) valid() bool         { return o == "" || slices.Contains(TaskOrders, o) }
+
+// Structured says when roles send their JSON schema as response_format
+// (-structured); "" is StructuredAuto.
+type Structured string
+
+// Structured-output modes.
+const (
+	// StructuredAuto (the default): schemas are sent to a server until it
+	// answers 400 about response_format; it is then read as text.
+	StructuredAuto Structured = ""
+	// StructuredOn: every role that parses its reply sends its schema; a
+	// server that refuses them is an error.
+	StructuredOn Structured = "on"
+	// StructuredOff: no schema is sent.
+	StructuredOff Structured = "off"
+)
+
+// structuredNames are the values -structured accepts.
+var structuredNames = []Structured{"auto", StructuredOn, StructuredOff}
+
+func (s Structured) String() string {
+	if s == StructuredAuto {
+		return "auto"
+	}
+	return string(s)
+}
+func (s *Structured) Set(v string) error {
+	return setEnum(s, v, "structured-output mode", structuredNames, map[string]Structured{"auto": StructuredAuto})
+}
+
+// UnmarshalText reads a config.json or experiment-file value as Set does,
+// so that "auto" is stored as "" there too.
+func (s *Structured) UnmarshalText(b []byte) error { return s.Set(string(b)) }
+
+func (s Structured) valid() bool {
+	return s == StructuredAuto || s == StructuredOn || s == StructuredOff
+}

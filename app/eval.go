@@ -46,9 +46,12 @@ type EvalResult struct {
 	// served by the response cache: the same for every backend, so methods
 	// compare alike; seed 002 Fig. 8); TokensSent those a server answered,
 	// what CostUSD prices (docs/COST.md).
-	Tokens     int64   `json:"tokens"`
-	TokensSent int64   `json:"tokens_sent"`
-	CostUSD    float64 `json:"cost_usd"`
+	Tokens     int64 `json:"tokens"`
+	TokensSent int64 `json:"tokens_sent"`
+	// ReasoningTokens is the part of the completion tokens the model
+	// spent reasoning, as the server reported them (0 when it does not).
+	ReasoningTokens int64   `json:"reasoning_tokens"`
+	CostUSD         float64 `json:"cost_usd"`
 	// MemoryUse is how much the memory guided the evaluated steps.
 	MemoryUse MemoryUse `json:"memory_use"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
@@ -107,7 +110,7 @@ type EpisodeRow struct {
 
 // FallbackFlag is the share of a role's replies replaced by fallback rules
 // (or skipped) above which a method is flagged as measuring its fallback
-// rules rather than the model (issue 19).
+// rules rather than the model.
 const FallbackFlag = 0.20
 
 // ResultsFile and SummaryFile are written to <run>/eval/<split>/.
@@ -230,8 +233,8 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 			}
 		}
 		if ckpt != "" {
-			// Issue 19 point 8: a memory saved in the middle of an
-			// iteration is not the trained one; say so.
+			// A memory saved in the middle of an iteration is not the
+			// trained one; say so.
 			if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
 				fmt.Fprintf(io.Err, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
 			}
@@ -397,11 +400,12 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
 		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors, Completed: s.Completed,
-		Tokens:     usage.Total.ConsumedTokens(),
-		TokensSent: usage.Total.SentTokens(),
-		CostUSD:    usage.Total.CostUSD,
-		MemoryUse:  MemoryUseOf(name, all),
-		ByType:     map[string]runner.Summary{}, Usage: usage,
+		Tokens:          usage.Total.ConsumedTokens(),
+		TokensSent:      usage.Total.SentTokens(),
+		ReasoningTokens: usage.Total.ReasoningTokens,
+		CostUSD:         usage.Total.CostUSD,
+		MemoryUse:       MemoryUseOf(name, all),
+		ByType:          map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
 	}
 	for role, st := range usage.ByPurpose {
@@ -549,8 +553,12 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 			never = append(never, r.Method)
 		}
 		t := r.Usage.Total
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb,
-			r.MemoryUse, t.Requests, t.CacheHits, r.TokensSent, r.Tokens, r.CostUSD, runner.FormatSize(r.Memory))
+		tokens := fmt.Sprint(r.Tokens)
+		if r.ReasoningTokens > 0 {
+			tokens += fmt.Sprintf(" (%d reasoning)", r.ReasoningTokens)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%d\t%s\t%.4f\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb,
+			r.MemoryUse, t.Requests, t.CacheHits, r.TokensSent, tokens, r.CostUSD, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
 	if len(never) > 0 {

@@ -25,7 +25,7 @@ type styledSuite struct {
 func (s styledSuite) Name() string           { return "fakegame" }
 func (s styledSuite) Style() envbridge.Style { return s.style }
 
-// TestFitMethods (issue 19 point 9): kgplan named on its own on a fiction
+// TestFitMethods: kgplan named on its own on a fiction
 // environment is refused naming the method and the environment; -method
 // all leaves it out and keeps the rest.
 func TestFitMethods(t *testing.T) {
@@ -71,7 +71,7 @@ func TestKgplanOnZmachineRefusedBeforeWriting(t *testing.T) {
 	}
 }
 
-// TestResumeMessages (issue 19 point 10): "resumed from" comes before the
+// TestResumeMessages: "resumed from" comes before the
 // iteration lines, and a finished method names its checkpoint.
 func TestResumeMessages(t *testing.T) {
 	cfg := Defaults()
@@ -117,7 +117,7 @@ func (s *stopAfter) Done(runner.Episode) {
 	}
 }
 
-// TestEvalWarnsMidIteration (issue 19 point 8): a memory checkpointed in
+// TestEvalWarnsMidIteration: a memory checkpointed in
 // the middle of a training iteration is evaluated with a warning saying so.
 func TestEvalWarnsMidIteration(t *testing.T) {
 	ctx := context.Background()

@@ -20,9 +20,9 @@ import (
 const GridDir = "grid"
 
 // GridConfig is a sweep of SAMem over world seeds x run seeds x
-// training-set sizes (issue 15): every cell trains SAMem (and, with
-// Ablations, its ablation variants) and evaluates it with the no-memory
-// baseline, everything else as in Base.
+// training-set sizes (docs/results/2026-11-24-samem-sweep.md): every cell
+// trains SAMem (and, with Ablations, its ablation variants) and evaluates it
+// with the no-memory baseline, everything else as in Base.
 type GridConfig struct {
 	Base       Config
 	WorldSeeds []int64
@@ -195,8 +195,9 @@ func Cells(points []GridPoint) []GridCell {
 	return cells
 }
 
-// Goal of issue 15 for one cell: SAMem at least 0.85 on every run seed and
-// at least no-memory + 0.25.
+// Goal reports whether the cell meets the goal set for SAMem with the
+// offline backend: at least 0.85 on every run seed and at least no-memory +
+// 0.25.
 func (c GridCell) Goal() bool { return c.Min >= 0.85 && c.Margin >= 0.25 }
 
 // WriteGridTable prints the cells, then one line per training-set size

@@ -32,7 +32,7 @@ func readAccount(t *testing.T, path string) app.Account {
 	return a
 }
 
-// TestFailedTrainingPrintsAndSavesUsage (issue 19 point 2): a training run
+// TestFailedTrainingPrintsAndSavesUsage: a training run
 // that fails when the model server breaks down prints its usage account and
 // saves it in the run directory, with the server's own request count.
 func TestFailedTrainingPrintsAndSavesUsage(t *testing.T) {
@@ -68,7 +68,7 @@ func TestFailedTrainingPrintsAndSavesUsage(t *testing.T) {
 
 }
 
-// TestEvalErroredEpisodes (issue 19 point 1): episodes that end in a model
+// TestEvalErroredEpisodes: episodes that end in a model
 // error are errored, not failed; eval returns ErrErrored, keeps its results
 // in eval/<split>.partial, and leaves the complete earlier results and the
 // report as they were. -max-errors tolerates them.
@@ -148,7 +148,7 @@ func TestEvalErroredEpisodes(t *testing.T) {
 	}
 }
 
-// TestProgressLinesInLogs (issue 19 point 11): when stderr is not a
+// TestProgressLinesInLogs: when stderr is not a
 // terminal a batch prints a line at every tenth and on every tick of the
 // clock (the ticker is driven by the test, not by wall-clock time).
 func TestProgressLinesInLogs(t *testing.T) {

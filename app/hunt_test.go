@@ -14,7 +14,7 @@ import (
 
 // TestTrainOnHunt: a short offline training run on hunt.z8, one of
 // AriGraph's games in ../shared/games, completes end to end through dfrotz
-// and writes a checkpoint (issue 5).
+// and writes a checkpoint.
 func TestTrainOnHunt(t *testing.T) {
 	game := filepath.Join("..", "..", "shared", "games", "arigraph", "hunt.z8")
 	_, err := os.Stat(game)

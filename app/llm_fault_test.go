@@ -68,6 +68,9 @@ func latestSAMem(t *testing.T, run string) (checkpoints.SAMemState, checkpoints.
 // gives up), and that goes away for a second and comes back. The run retries through all of it: no episode
 // fails, and the final checkpoint holds the memory learned.
 func TestTrainSurvivesModelServerFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: a training run through every model-server fault (runs without -short)")
+	}
 	var gate *faults.Gate
 	var upErr atomic.Value
 	// Faults are spaced out so that each one is retried on its own; the
@@ -139,7 +142,7 @@ func TestTrainSurvivesModelServerFaults(t *testing.T) {
 	if m := regexp.MustCompile(`llm total .* (\d+) retries 0 failures`).FindStringSubmatch(out.String()); m == nil || atoi(m[1]) < 11 {
 		t.Errorf("usage report does not show at least 11 retries and no failures:\n%s", out.String())
 	}
-	// The account counts every attempt (issue 19 point 2): answered ones and
+	// The account counts every attempt: answered ones and
 	// retries; during the outage attempts never reach the server, so the
 	// server's own count is a lower bound here (the e2e test checks equality).
 	if u := res[0].Usage.Total; u.Requests < int64(srv.Requests()) || u.Requests != u.Calls+u.Retries {
@@ -212,7 +215,7 @@ func TestTrainFailsAfterRetryBudget(t *testing.T) {
 		t.Errorf("%d calls after the server broke: the run played on instead of stopping", extra)
 	}
 	// The failure cut an episode of iteration 2 short: no checkpoint holds
-	// part of it (issue 19 point 6). The last one is the end of iteration 1,
+	// part of it. The last one is the end of iteration 1,
 	// exactly the memory of a clean one-iteration run.
 	st, meta := latestSAMem(t, cfg.Run)
 	if meta.Iteration != 0 || len(st.States) == 0 || !reflect.DeepEqual(st, cleanState) {

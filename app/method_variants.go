@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/clin"
 )
 
@@ -19,7 +20,7 @@ var methodVariants = []struct {
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := cfg.AriGraph
 			c.NoEpisodic, c.Name = true, "arigraph-no-episodic"
-			return arigraph.New(c, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return arigraph.New(c, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: arioff.Roles{}})
 		}},
 	// CLIN's settings of seed 004 Table 2 beside plain clin (GEN-ENV: one
 	// trial of each held-out task from its meta-memory), and its ablation of
@@ -29,19 +30,19 @@ var methodVariants = []struct {
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := cfg.CLIN
 			c.Name, c.GA = CLINGAName, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 	{CLINGenTaskName, "clin", "CLIN GEN-TASK+A (seed 004 Sec. 5C, Fig. 9, Table 2): a held-out task's meta-memory from the other task types' memories, then retried as in G+A",
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := cfg.CLIN
 			c.Name, c.GenTask, c.GA = CLINGenTaskName, true, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 	{CLINAdviceName, "clin", "CLIN with free-form advice in place of causal abstractions (seed 004 Sec. 5 question E, Fig. 13, Table 3)",
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := cfg.CLIN
 			c.Name, c.Advice = CLINAdviceName, true
-			return clin.New(c, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+			return clin.New(c, clinDeps(b))
 		}},
 }
 

@@ -10,16 +10,24 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/baseline"
+	baselineoff "github.com/samem/trainer/baseline/offline"
 	"github.com/samem/trainer/clin"
+	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
+	kgoff "github.com/samem/trainer/kgplan/offline"
 	"github.com/samem/trainer/memstream"
+	msoff "github.com/samem/trainer/memstream/offline"
 	"github.com/samem/trainer/samem"
 	"github.com/samem/trainer/summarize"
+	sumoff "github.com/samem/trainer/summarize/offline"
 	"github.com/samem/trainer/thought"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // entry is one method the trainer knows.
@@ -41,15 +49,15 @@ var registry = map[string]entry{
 	}},
 	// CLIN (seed 004): causal abstractions, adaptation and generalisation.
 	"clin": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return clin.New(cfg.CLIN, clin.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return clin.New(cfg.CLIN, clinDeps(b))
 	}},
 	// AriGraph (seed 000): semantic + episodic knowledge graph, Ariadne agent.
 	"arigraph": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return arigraph.New(cfg.AriGraph, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return arigraph.New(cfg.AriGraph, arigraph.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: arioff.Roles{}})
 	}},
 	// The Generative Agents memory stream (seed 001), AriGraph's RAG baseline.
 	"memstream": {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return memstream.New(cfg.MemStream, memstream.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return memstream.New(cfg.MemStream, memstream.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: msoff.Method{}})
 	}},
 	// L3M+P (seed 003): PDDL-verified knowledge graph and a classical planner;
 	// household world only.
@@ -61,7 +69,7 @@ var registry = map[string]entry{
 			// offline planner gets it as a search order.
 			kc.CanHold = household.CanHold
 		}
-		m, err := kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder})
+		m, err := kgplan.New(kc, kgplan.Deps{Chat: b.Chat, Embed: b.Embedder, Text: kgoff.Text{}})
 		if errors.Is(err, kgplan.ErrConfig) {
 			return nil, &SettingError{Flag: "planner", Reason: err.Error()}
 		}
@@ -71,17 +79,29 @@ var registry = map[string]entry{
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
 	baseline.FullHistoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewFullHistory(cfg.FullHistory, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewFullHistory(cfg.FullHistory, baselineDeps(b))
 	}},
 	baseline.SummaryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewSummary(cfg.Summary, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewSummary(cfg.Summary, baselineDeps(b))
 	}},
 	baseline.ReflexionName: {build: func(cfg Config, b *Backend) (agent.Method, error) {
-		return baseline.NewReflexion(cfg.Reflexion, baseline.Deps{Chat: b.Chat, Embed: b.Embedder})
+		return baseline.NewReflexion(cfg.Reflexion, baselineDeps(b))
 	}},
 	baseline.NoMemoryName: {baseline: true, build: func(cfg Config, b *Backend) (agent.Method, error) {
 		return baseline.NoMemory{Summarizer: summarizer(cfg, b), Thinker: thinker(cfg, b)}, nil
 	}},
+}
+
+// clinDeps are CLIN's models on the backend, with the rules of package
+// clin/offline for the offline backend.
+func clinDeps(b *Backend) clin.Deps {
+	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
+}
+
+// baselineDeps are the baselines' models on the backend, with the roles of
+// package baseline/offline for the offline backend.
+func baselineDeps(b *Backend) baseline.Deps {
+	return baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()}
 }
 
 // MethodNames lists the registered methods, sorted; baselines only when asked.
@@ -103,7 +123,7 @@ func Fits(name string, st envbridge.Style) bool {
 }
 
 // fitMethods checks cfg.Methods against the suite before anything is
-// written (issue 19 point 9): with cfg.FitOnly (-method all) the methods that
+// written: with cfg.FitOnly (-method all) the methods that
 // cannot run on the environment are dropped with a note on w; otherwise such
 // a method is refused with ErrConfig naming the method and the environment.
 func fitMethods(cfg *Config, suite envbridge.Suite, w io.Writer) error {
@@ -152,21 +172,21 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 		// "w/o situation processing" (seed 002 Table 2): the raw observation is the state.
 		return summarize.Raw{}
 	case b.Offline():
-		return summarize.Offline{TaskProgress: cfg.SAMem.TaskProgress}
+		return sumoff.Summarizer{TaskProgress: cfg.SAMem.TaskProgress}
 	}
 	return summarize.NewLLM(b.Chat)
 }
 
 func thinker(cfg Config, b *Backend) thought.Thinker {
 	if b.Offline() {
-		return thought.Offline{}
+		return thoughtoff.Thinker{}
 	}
 	return thought.NewLLMWith(b.Chat, b.Embedder, cfg.Thinker)
 }
 
 func checker(b *Backend) forget.Checker {
 	if b.Offline() {
-		return forget.Offline{}
+		return forgetoff.Checker{}
 	}
 	return forget.NewLLM(b.Chat)
 }

@@ -46,7 +46,7 @@ func householdModel(c llmtest.Call) llmtest.Reply {
 
 // TestOpenAIPathEndToEnd runs a short training and an evaluation of SAMem
 // through the OpenAI-compatible client against a local server that speaks
-// the real protocol, and checks that token usage is reported (issue 4).
+// the real protocol, and checks that token usage is reported.
 func TestOpenAIPathEndToEnd(t *testing.T) {
 	srv := llmtest.NewServer(t, householdModel)
 	cfg := Defaults()

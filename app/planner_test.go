@@ -58,6 +58,9 @@ func fakePlanner(log string, args []string) int {
 // the command line (here this test binary) plans kgplan's episodes; bad
 // values are refused with the flag named.
 func TestPlannerFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains kgplan with an external planner process (runs without -short)")
+	}
 	log := t.TempDir() + "/calls.log"
 	t.Setenv("TRAINER_FAKE_PLANNER", log)
 	exe, err := os.Executable()

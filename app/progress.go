@@ -20,7 +20,7 @@ const DefaultProgressEvery = 30 * time.Second
 // a terminal, and otherwise plain lines (progressbar writes carriage-return
 // frames that make one endless line in a log; ../shared/DEPENDENCIES.md):
 // one at every tenth of the batch and one at least every Every while the
-// batch runs (issue 19 point 11), each with the episodes done, won and
+// batch runs, each with the episodes done, won and
 // errored, the elapsed and estimated remaining time, and the model
 // requests, tokens, estimated cost and reply-parse counts so far.
 type Progress struct {

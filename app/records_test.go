@@ -16,7 +16,7 @@ import (
 // An evaluation with an override (-world-seed) goes to its own directory
 // and leaves the plain one as it was; both record every resolved parameter
 // in summary.json and in each results row, and config.json holds SAMem's
-// alpha, gamma and thresholds as used (issue 16, point 8).
+// alpha, gamma and thresholds as used.
 func TestEvalRecordsAndDirectories(t *testing.T) {
 	ctx := context.Background()
 	cfg := smallConfig(t, "samem")

@@ -54,7 +54,7 @@ func WriteReport(run, split string) ([]string, error) {
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
 			Overall: runner.Summary{Tasks: r.Tasks, Completed: r.Completed, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
-			ByType:  r.ByType, Tokens: r.Tokens, TokensSent: r.TokensSent, Requests: r.Usage.Total.Requests, CacheHits: r.Usage.Total.CacheHits, CostUSD: r.CostUSD, Memory: r.Memory,
+			ByType:  r.ByType, Tokens: r.Tokens, ReasoningTokens: r.ReasoningTokens, TokensSent: r.TokensSent, Requests: r.Usage.Total.Requests, CacheHits: r.Usage.Total.CacheHits, CostUSD: r.CostUSD, Memory: r.Memory,
 			HasMemory: r.MemoryUse.HasMemory, GuidedSteps: r.MemoryUse.GuidedSteps, Steps: r.MemoryUse.Steps,
 			FallbackShare: r.FallbackShare, MeasuresFallback: r.MeasuresFallback, Parse: parseRows(r),
 		}
@@ -210,7 +210,8 @@ func parseRows(r EvalResult) []report.ParseRow {
 	var out []report.ParseRow
 	for role, st := range r.Parse {
 		out = append(out, report.ParseRow{Role: role, Replies: st.Replies, Repaired: st.Repaired, Unusable: st.Unusable,
-			AskedAgain: st.AskedAgain, FellBack: st.FellBack, Skipped: st.Skipped, FallbackShare: st.FallbackShare()})
+			AskedAgain: st.AskedAgain, FellBack: st.FellBack, Skipped: st.Skipped, FallbackShare: st.FallbackShare(),
+			Reasoned: st.Reasoned, ReasoningTokens: st.ReasoningTokens})
 	}
 	slices.SortFunc(out, func(a, b report.ParseRow) int { return strings.Compare(a.Role, b.Role) })
 	return out

@@ -54,6 +54,9 @@ func TestScoreCurvesDamaged(t *testing.T) {
 }
 
 func TestSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains and evaluates a threshold sweep (runs without -short)")
+	}
 	cfg := smallConfig(t)
 	cfg.Workers = 1
 	values := []float64{0.5, 0.9}

@@ -39,12 +39,15 @@ func stepsOf(res []app.TrainResult) (steps, episodes int64) {
 	return
 }
 
-// TestResumeExactAfterServerDeath (issue 19 point 6): the model server dies
+// TestResumeExactAfterServerDeath: the model server dies
 // in the middle of an iteration while 2 workers play; the same command
 // resumes once it is back. The Q updates and cluster members of the final
 // memory stand to the steps played exactly as in a run that never failed:
 // nothing of an episode cut short is counted twice.
 func TestResumeExactAfterServerDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains twice against a model server that dies mid-iteration (runs without -short)")
+	}
 	ctx := context.Background()
 	// A run that never fails gives the relation of memory to steps.
 	clean := openaiConfig(t, llmtest.NewServer(t, faults.SAMemReplies()).URL, 2, 2, 0)
@@ -114,12 +117,15 @@ func observationMemories(t *testing.T, run string) (n int64) {
 	return n
 }
 
-// TestResumeExactMemstreamAfterServerDeath is issue 19 point 6 for the
-// memory stream: after the model server died mid-iteration (2 workers) and
+// TestResumeExactMemstreamAfterServerDeath is TestResumeExactAfterServerDeath
+// for the memory stream: after the model server died mid-iteration (2 workers) and
 // the run resumed, its observation memories stand to the steps played as
 // in a run that never failed (one per step), so no memory of an episode
 // cut short is kept twice.
 func TestResumeExactMemstreamAfterServerDeath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains twice against a model server that dies mid-iteration (runs without -short)")
+	}
 	ctx := context.Background()
 	clean := openaiConfig(t, llmtest.NewServer(t, faults.AllReplies()).URL, 2, 2, 0)
 	clean.Methods = []string{"memstream"}

@@ -11,8 +11,8 @@ import (
 )
 
 // Usage files: one usage account per train and per eval, saved in the run
-// directory next to what the run produced (issue 19: one account for train
-// and eval, written whether the run succeeded or not).
+// directory next to what the run produced: one account for train and
+// eval, written whether the run succeeded or not.
 const (
 	// TrainUsageFile is written to <run>/ by train.
 	TrainUsageFile = "train-usage.json"

@@ -32,6 +32,9 @@ func smallConfig(t *testing.T, methods ...string) Config {
 func quiet() Streams { return Streams{Out: io.Discard, Err: io.Discard} }
 
 func TestVariantsSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains and evaluates every ablation variant (runs without -short)")
+	}
 	methods := AblationMethods()
 	cfg := smallConfig(t, methods...)
 	res, err := Train(context.Background(), cfg, quiet())

@@ -1,6 +1,7 @@
 package arigraph
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -29,9 +30,9 @@ var dirAbbrev = map[string]string{
 	"ne": "northeast", "nw": "northwest", "se": "southeast", "sw": "southwest", "u": "up", "d": "down",
 }
 
-// Direction returns the canonical compass direction named by s ("North",
+// direction returns the canonical compass direction named by s ("North",
 // "go north", "n", "to the north") and whether s names one.
-func Direction(s string) (string, bool) {
+func direction(s string) (string, bool) {
 	s = normText(s)
 	s = strings.TrimPrefix(s, "go ")
 	s = strings.TrimPrefix(s, "to the ")
@@ -45,16 +46,13 @@ func Direction(s string) (string, bool) {
 	return "", false
 }
 
-// Opposite returns the direction opposite d ("" for an unknown one).
-func Opposite(d string) string { return opposite[d] }
-
 // exitDir reports the direction of an exit edge (v, has exit, dir); relations
 // such as "has unexplored exit" (seed 000 Appendix B) count too.
 func exitDir(e Triplet) (string, bool) {
 	if !strings.Contains(e.Relation, "exit") {
 		return "", false
 	}
-	return Direction(e.Object)
+	return direction(e.Object)
 }
 
 // spatialDir reports D for a spatial edge (a, "is D of" | "D of", b): a lies D of b.
@@ -64,11 +62,11 @@ func spatialDir(e Triplet) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return Direction(r)
+	return direction(r)
 }
 
-// Spatial returns the edge "a, is D of, b": location a lies in direction d of b.
-func Spatial(a, d, b string) Triplet {
+// spatialEdge returns the edge "a, is D of, b": location a lies in direction d of b.
+func spatialEdge(a, d, b string) Triplet {
 	return Triplet{Subject: a, Relation: "is " + d + " of", Object: b}.Norm()
 }
 
@@ -223,4 +221,23 @@ func (g *Graph) UnsearchedReceptacles() []string {
 		}
 	}
 	return out
+}
+
+// Fallback is the action taken when a decision gives none: an admissible
+// action not tried yet this episode (other than looking, the inventory and
+// examining) at random, else any admissible action, else "look".
+func Fallback(adm []string, tried map[string]int, rng *rand.Rand) string {
+	var fresh []string
+	for _, a := range adm {
+		if a != "look" && a != "inventory" && !strings.HasPrefix(a, "examine") && tried[a] == 0 {
+			fresh = append(fresh, a)
+		}
+	}
+	if len(fresh) == 0 {
+		fresh = adm
+	}
+	if len(fresh) == 0 {
+		return "look"
+	}
+	return fresh[rng.IntN(len(fresh))]
 }

@@ -13,7 +13,7 @@ import (
 //	room a -- hall   (hall is east of room a)
 //
 // room a has exits north, east, west; room b exits south and east; the hall
-// exit west only. Spatial edges are written in both forms extractors use.
+// exit west only. spatialEdge edges are written in both forms extractors use.
 func house() *Graph {
 	g := NewGraph()
 	g.Add(
@@ -113,8 +113,8 @@ func TestUnsearchedReceptacles(t *testing.T) {
 
 func TestDirection(t *testing.T) {
 	for in, want := range map[string]string{"North": "north", "go e": "east", "to the west": "west", "up": "up", "kitchen": ""} {
-		if got, _ := Direction(in); got != want {
-			t.Errorf("Direction(%q) = %q, want %q", in, got, want)
+		if got, _ := direction(in); got != want {
+			t.Errorf("direction(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

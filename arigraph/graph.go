@@ -11,7 +11,9 @@ package arigraph
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Triplet is one semantic edge (v, rel, u) of the graph (seed 000 Sec. 2).
@@ -211,8 +213,8 @@ func (g *Graph) Incoming(v string) []Triplet {
 	return out
 }
 
-// Entities returns the subjects and objects of ts, each once, in order.
-func Entities(ts []Triplet) []string {
+// tripletEntities returns the subjects and objects of ts, each once, in order.
+func tripletEntities(ts []Triplet) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range ts {
@@ -246,4 +248,34 @@ func (g *Graph) Equal(h *Graph) bool {
 		}
 	}
 	return true
+}
+
+// Named returns the vertices a text names, in the graph's order: those whose
+// name, or whose kind (the name without an instance number: "apple" of
+// "apple 1"), appears in the text as whole words. The model path uses it to
+// turn a task's goal, in any world's words, into retrieval queries.
+func (g *Graph) Named(text string) []string {
+	words := " " + strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '\''
+	}), " ") + " "
+	var out []string
+	for _, v := range tripletEntities(g.edges) {
+		if strings.Contains(words, " "+v+" ") || strings.Contains(words, " "+kindOf(v)+" ") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// kindOf is the kind of an instance name: the name without a trailing
+// instance number ("apple 1" -> "apple"), else the name.
+func kindOf(name string) string {
+	i := strings.LastIndexByte(name, ' ')
+	if i <= 0 {
+		return name
+	}
+	if n, err := strconv.Atoi(name[i+1:]); err != nil || n <= 0 || name[i+1] == '+' {
+		return name
+	}
+	return name[:i]
 }

@@ -7,73 +7,19 @@ import (
 )
 
 // locationRels are relations that place an object somewhere; an object is in
-// one place at a time (the offline outdated-edge rule).
+// one place at a time.
 var locationRels = map[string]bool{
 	"is in": true, "is on": true, "is at": true, "in": true, "on": true,
 	"is inside": true, "located in": true, "is located in": true,
 }
 
-// exclusive groups of states: a new state replaces any other of its group.
-var stateGroups = [][]string{{"open", "closed"}, {"locked", "unlocked"}, {"on", "off"}}
-
-func sameGroup(a, b string) bool {
-	for _, g := range stateGroups {
-		ia, ib := false, false
-		for _, s := range g {
-			ia = ia || s == a
-			ib = ib || s == b
-		}
-		if ia && ib {
-			return true
-		}
-	}
-	// an opened thing is no longer locked
-	return a == "open" && b == "locked"
-}
-
-// RuleOutdated is the offline outdated-edge detector: among existing edges,
-// those that new ones contradict. An object is in one place ("x, is in, p"
-// replaces "x, is on, q" and "q, contains, x" for q != p), and a state
-// replaces the other states of its group (open/closed, locked/unlocked,
-// on/off; open also ends locked).
-func RuleOutdated(existing, fresh []Triplet) []Replacement {
-	var out []Replacement
-	for _, n := range fresh {
-		n = n.Norm()
-		for _, e := range existing {
-			e = e.Norm()
-			if e == n {
-				continue
-			}
-			switch {
-			case locationRels[n.Relation] && locationRels[e.Relation] && e.Subject == n.Subject && e.Object != n.Object:
-				out = append(out, Replacement{e, n})
-			case locationRels[n.Relation] && e.Relation == "contains" && e.Object == n.Subject && e.Subject != n.Object:
-				out = append(out, Replacement{e, n})
-			case n.Relation == RelState && e.Relation == RelState && e.Subject == n.Subject && e.Object != n.Object && sameGroup(n.Object, e.Object):
-				out = append(out, Replacement{e, n})
-			}
-		}
-	}
-	return out
-}
-
-// Extractor extracts triplets from an observation (the LLM or the rules).
-type Extractor interface {
-	Extract(ctx context.Context, example []Triplet, observation string) ([]Triplet, error)
-}
+// LocationRelation reports whether rel places an object somewhere ("is in",
+// "is on", ...): an object is in one place at a time.
+func LocationRelation(rel string) bool { return locationRels[rel] }
 
 // Outdater finds the existing edges that new ones make outdated.
 type Outdater interface {
 	Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replacement, error)
-}
-
-// RuleOutdater is the offline Outdater (RuleOutdated).
-type RuleOutdater struct{}
-
-// Outdated implements Outdater with RuleOutdated.
-func (RuleOutdater) Outdated(_ context.Context, existing, fresh []Triplet) ([]Replacement, error) {
-	return RuleOutdated(existing, fresh), nil
 }
 
 // Update is what one learning step changed.
@@ -98,7 +44,7 @@ func (g *Graph) Learn(ctx context.Context, od Outdater, step int, observation st
 		}
 	}
 	var rel []Triplet
-	for _, e := range g.Incident(Entities(clean)) {
+	for _, e := range g.Incident(tripletEntities(clean)) {
 		if !seen[e] {
 			rel = append(rel, e)
 		}

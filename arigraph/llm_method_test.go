@@ -1,4 +1,4 @@
-package arigraph
+package arigraph_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/arigraph"
+	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm"
@@ -55,10 +57,10 @@ func between(s, from, to string) (string, bool) {
 	return out, ok
 }
 
-func quotedTriplets(s string) []Triplet {
-	var out []Triplet
+func quotedTriplets(s string) []arigraph.Triplet {
+	var out []arigraph.Triplet
 	for _, part := range strings.Split(s, "; ") {
-		out = append(out, ParseTriplets(strings.Trim(part, `"`))...)
+		out = append(out, arigraph.ParseTriplets(strings.Trim(part, `"`))...)
 	}
 	return out
 }
@@ -76,7 +78,7 @@ func (h *ruleModel) reply(c llmtest.Call) llmtest.Reply {
 		if !ok {
 			h.problems = append(h.problems, "extraction prompt without its observation")
 		}
-		return llmtest.Reply{Text: JoinTriplets(Rules{}.Extract(envbridge.StyleHousehold, obs, "", "").Triplets)}
+		return llmtest.Reply{Text: arigraph.JoinTriplets(arioff.Rules{}.Extract(envbridge.StyleHousehold, obs, "", "").Triplets)}
 	case strings.Contains(p, markReplace):
 		ex, ok1 := between(p, "Existing triplets: ", ".\nNew triplets: ")
 		nw, ok2 := between(p, ".\nNew triplets: ", ".\n####")
@@ -84,7 +86,7 @@ func (h *ruleModel) reply(c llmtest.Call) llmtest.Reply {
 			h.problems = append(h.problems, "outdated-triplet prompt without its triplets")
 		}
 		var parts []string
-		for _, r := range RuleOutdated(quotedTriplets(ex), quotedTriplets(nw)) {
+		for _, r := range arioff.RuleOutdated(quotedTriplets(ex), quotedTriplets(nw)) {
 			parts = append(parts, fmt.Sprintf("[%q -> %q]", r.Old.String(), r.New.String()))
 		}
 		h.replaced += len(parts)
@@ -154,7 +156,7 @@ func TestMethodLLMOverServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Carry, so that the placements learned in training can be checked.
-	m, err := New(Config{Carry: true}, Deps{Chat: client, Embed: client})
+	m, err := arigraph.New(arigraph.Config{Carry: true}, arigraph.Deps{Chat: client, Embed: client})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +214,7 @@ func TestMethodLLMOverServer(t *testing.T) {
 		t.Error(p)
 	}
 	rep := meter.Report()
-	for _, purpose := range []string{PurposeExtract, PurposeReplace, PurposeExplore, PurposePlan, PurposeDecide, llm.EmbedPurpose} {
+	for _, purpose := range []string{arigraph.PurposeExtract, arigraph.PurposeReplace, arigraph.PurposeExplore, arigraph.PurposePlan, arigraph.PurposeDecide, llm.EmbedPurpose} {
 		if s := rep.ByPurpose[purpose]; s.Calls == 0 || s.Errors != 0 {
 			t.Errorf("usage of %s = %+v, want calls and no errors", purpose, s)
 		}

@@ -5,17 +5,19 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/ariadne"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
 
 var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
@@ -200,100 +202,128 @@ func ParseBool(reply string) (v, ok bool) {
 	return v, ok
 }
 
-var reAction = regexp.MustCompile(`(?is)"?action_to_take"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
-var reReason = regexp.MustCompile(`(?is)"?reason_for_action"?\s*:\s*"((?:[^"\\]|\\.)*)"`)
+// The JSON schemas of AriGraph's structured answers, beside its prompts.
+// The planner and the decision module ask for package ariadne's PlanSchema
+// and DecideSchema, as the memory stream's do.
+var (
+	ExtractSchema = replyfmt.LoadSchema(promptFS, "prompts/extract.schema.json", "arigraph_extract")
+	ReplaceSchema = replyfmt.LoadSchema(promptFS, "prompts/replace.schema.json", "arigraph_replace")
+	ExploreSchema = replyfmt.LoadSchema(promptFS, "prompts/explore.schema.json", "arigraph_explore")
+)
 
-// ParseDecision reads the ReAct reply {"reason_for_action": ..., "action_to_take": ...}
-// tolerantly (code fences, missing commas, text around it). ok is false when
-// no action can be found.
-func ParseDecision(reply string) (reason, action string, ok bool) {
-	if m := reAction.FindStringSubmatch(reply); m != nil {
-		action = unescape(m[1])
-	}
-	if m := reReason.FindStringSubmatch(reply); m != nil {
-		reason = unescape(m[1])
-	}
-	if action == "" {
-		// Not the asked JSON: an "Action: ..." line or a one-line answer.
-		c, _ := replyfmt.Clean(reply)
-		for _, l := range strings.Split(c, "\n") {
-			if v, ok := replyfmt.Label(l, "action_to_take", "action to take", "action"); ok {
-				action = v
-			} else if v, ok := replyfmt.Label(l, "reason_for_action", "reason"); ok && reason == "" {
-				reason = v
-			}
-		}
-		if action == "" && !strings.Contains(c, "\n") && !strings.ContainsAny(c, "{}") && len(c) <= 80 {
-			action = c
-		}
-		action, _ = replyfmt.Unquote(action)
-	}
-	action = strings.TrimSpace(action)
-	return reason, action, action != ""
-}
-
-func unescape(s string) string {
-	var out string
-	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err == nil {
-		return out
-	}
-	return s
-}
-
-// ParsePlan extracts the JSON object of a planning reply; when there is none
-// the trimmed reply is the plan (the planner's text is kept either way, since
-// working memory carries it as text).
-func ParsePlan(reply string) string {
-	i, j := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
-	if i >= 0 && j > i {
-		return strings.TrimSpace(reply[i : j+1])
-	}
-	return strings.TrimSpace(reply)
-}
+// errNothing makes a reply unusable: nothing could be read from it.
+var errNothing = errors.New("nothing readable in the reply")
 
 // LLM is the LLM-backed implementation of AriGraph's roles (prompts after
 // seed 000 Appendix D, in our own words): triplet extraction,
 // outdated-triplet detection, the exploration check, planning and the ReAct
-// decision.
+// decision. A reply cut off, empty once its reasoning is out, or with
+// nothing readable in it is asked again within internal/reply's budget;
+// after that each role falls back as its method says, and only a failed
+// call is an error.
 type LLM struct {
 	Chat        llm.Chatter
 	Temperature float64 // sent with every request; the paper's planner used 0.2 in its code, we default to 0
 	MaxTokens   int     // 0: the server's default
 }
 
-func (l *LLM) ask(ctx context.Context, purpose, prompt string) (string, error) {
-	resp, err := l.Chat.Chat(ctx, llm.Request{
+// ask asks prompt of purpose with schema and hands each usable answer to
+// read; see replyfmt.Ask. It reports whether an answer was read.
+func (l *LLM) ask(ctx context.Context, purpose, prompt string, schema *llm.Schema, then llm.Then, read func(replyfmt.Answer) (bool, error)) (bool, error) {
+	req := llm.Request{
 		Purpose:     purpose,
 		Messages:    []llm.Message{{Role: "user", Content: prompt}},
 		Temperature: l.Temperature,
 		MaxTokens:   l.MaxTokens,
-	})
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", purpose, err)
+		Schema:      schema,
 	}
-	return resp.Text, nil
+	return ariadne.Ask(ctx, l.Chat, req, then, read)
+}
+
+// jsonTriplet is a triplet in the structured answers.
+type jsonTriplet struct {
+	Subject  string `json:"subject"`
+	Relation string `json:"relation"`
+	Object   string `json:"object"`
+}
+
+func (j jsonTriplet) triplet() Triplet {
+	return Triplet(j).Norm()
+}
+
+// ParseTripletsAnswer reads an extraction answer: the JSON's triplets when
+// the server was asked for the schema and answered with it (empty is an
+// answer: nothing to extract), else the text (ParseTriplets, which needs one
+// triplet). Invalid triplets are dropped.
+func ParseTripletsAnswer(a replyfmt.Answer) (ts []Triplet, repaired, ok bool) {
+	var v struct {
+		Triplets []jsonTriplet `json:"triplets"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		seen := map[Triplet]bool{}
+		for _, j := range v.Triplets {
+			if t := j.triplet(); t.Valid() && !seen[t] {
+				seen[t] = true
+				ts = append(ts, t)
+			}
+		}
+		return ts, false, true
+	}
+	ts = ParseTriplets(a.Text)
+	_, repaired = replyfmt.Clean(a.Text)
+	return ts, repaired, len(ts) > 0
 }
 
 // Extract asks for the triplets of an observation, showing example triplets
-// extracted before.
+// extracted before. A reply with no triplet adds nothing to the graph
+// (skipped).
 func (l *LLM) Extract(ctx context.Context, example []Triplet, observation string) ([]Triplet, error) {
 	p, err := RenderExtract(example, observation)
 	if err != nil {
 		return nil, err
 	}
-	r, err := l.ask(ctx, PurposeExtract, p)
-	if err != nil {
-		return nil, err
+	var ts []Triplet
+	_, err = l.ask(ctx, PurposeExtract, p, ExtractSchema, llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+		var repaired, ok bool
+		if ts, repaired, ok = ParseTripletsAnswer(a); !ok {
+			return repaired, errNothing
+		}
+		return repaired, nil
+	})
+	return ts, err
+}
+
+// ParseReplacementsAnswer reads an outdated-triplet answer: the JSON's
+// replacements when the server was asked for the schema and answered with
+// it, else the text (ParseReplacements). ok is false for a text with no
+// replacement that is not "[]", the prompt's answer for nothing out of
+// date.
+func ParseReplacementsAnswer(a replyfmt.Answer) (reps []Replacement, repaired, ok bool) {
+	var v struct {
+		Replacements []struct {
+			Outdated jsonTriplet `json:"outdated"`
+			Actual   jsonTriplet `json:"actual"`
+		} `json:"replacements"`
 	}
-	ts := ParseTriplets(r)
-	// A reply with no triplet adds nothing to the graph (skipped).
-	replyfmt.Note(ctx, PurposeExtract, r, len(ts) > 0, llm.Skipped)
-	return ts, nil
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		for _, r := range v.Replacements {
+			old, nw := r.Outdated.triplet(), r.Actual.triplet()
+			if old.Valid() && nw.Valid() {
+				reps = append(reps, Replacement{Old: old, New: nw})
+			}
+		}
+		return reps, false, true
+	}
+	reps = ParseReplacements(a.Text)
+	c, repaired := replyfmt.Clean(a.Text)
+	c, _ = replyfmt.Unquote(strings.TrimSpace(c))
+	return reps, repaired, len(reps) > 0 || strings.TrimSpace(c) == "[]"
 }
 
 // Outdated asks which existing triplets the new ones replace. Only
 // replacements whose old triplet is among existing are kept: the model
-// cannot delete what it was not shown.
+// cannot delete what it was not shown. A reply that cannot be read removes
+// nothing (skipped).
 func (l *LLM) Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replacement, error) {
 	if len(existing) == 0 || len(fresh) == 0 {
 		return nil, nil
@@ -302,7 +332,14 @@ func (l *LLM) Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replac
 	if err != nil {
 		return nil, err
 	}
-	r, err := l.ask(ctx, PurposeReplace, p)
+	var reps []Replacement
+	_, err = l.ask(ctx, PurposeReplace, p, ReplaceSchema, llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+		var repaired, ok bool
+		if reps, repaired, ok = ParseReplacementsAnswer(a); !ok {
+			return repaired, errNothing
+		}
+		return repaired, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -310,12 +347,6 @@ func (l *LLM) Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replac
 	for _, t := range existing {
 		known[t.Norm()] = true
 	}
-	reps := ParseReplacements(r)
-	// "[]" is the prompt's answer for nothing out of date; any other reply
-	// with no replacement in it could not be read (nothing is removed).
-	c, _ := replyfmt.Clean(r)
-	c, _ = replyfmt.Unquote(strings.TrimSpace(c))
-	replyfmt.Note(ctx, PurposeReplace, r, len(reps) > 0 || strings.TrimSpace(c) == "[]", llm.Skipped)
 	var out []Replacement
 	for _, rp := range reps {
 		if known[rp.Old] {
@@ -325,64 +356,58 @@ func (l *LLM) Outdated(ctx context.Context, existing, fresh []Triplet) ([]Replac
 	return out, nil
 }
 
-// NeedsExploration is the exploration check of Appendix B.
+// ParseBoolAnswer reads the exploration check: the JSON's
+// "needs_exploration" when the server was asked for the schema and answered
+// with it, else the text's True or False (replyfmt.Bool).
+func ParseBoolAnswer(a replyfmt.Answer) (v, repaired, ok bool) {
+	var j struct {
+		Needs *bool `json:"needs_exploration"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &j) && j.Needs != nil {
+		return *j.Needs, false, true
+	}
+	v, ok, repaired = replyfmt.Bool(a.Text)
+	return v, repaired, ok
+}
+
+// NeedsExploration is the exploration check of Appendix B. Without a
+// readable answer there is no exploration: the plan is followed as it is
+// (fell back).
 func (l *LLM) NeedsExploration(ctx context.Context, plan string) (bool, error) {
 	p, err := RenderExplore(plan)
 	if err != nil {
 		return false, err
 	}
-	r, err := l.ask(ctx, PurposeExplore, p)
-	if err != nil {
-		return false, err
-	}
-	v, ok, repaired := replyfmt.Bool(r)
-	if !ok {
-		// No exploration: the plan is followed as it is.
-		llm.NoteUnusable(ctx, PurposeExplore, llm.FellBack)
-	} else {
-		llm.NoteParsed(ctx, PurposeExplore, repaired)
-	}
-	return v, nil
+	var v bool
+	_, err = l.ask(ctx, PurposeExplore, p, ExploreSchema, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
+		var repaired, ok bool
+		if v, repaired, ok = ParseBoolAnswer(a); !ok {
+			return repaired, errNothing
+		}
+		return repaired, nil
+	})
+	return v, err
 }
 
-// Plan creates or updates the plan from working memory.
+// Plan creates or updates the plan from working memory; without a usable
+// reply the plan so far stays (ariadne.PlanOrKeep).
 func (l *LLM) Plan(ctx context.Context, wm WorkingMemory) (string, error) {
 	p, err := RenderPlan(wm)
 	if err != nil {
 		return "", err
 	}
-	r, err := l.ask(ctx, PurposePlan, p)
-	if err != nil {
-		return "", err
-	}
-	plan := ParsePlan(r)
-	if strings.TrimSpace(plan) == "" {
-		llm.NoteUnusable(ctx, PurposePlan, llm.Skipped)
-	} else {
-		llm.NoteParsed(ctx, PurposePlan, plan != strings.TrimSpace(r))
-	}
-	return plan, nil
+	return ariadne.PlanOrKeep(ctx, l.Chat, llm.Request{Purpose: PurposePlan, Messages: []llm.Message{{Role: "user", Content: p}},
+		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: ariadne.PlanSchema}, wm.Plan)
 }
 
 // Decide is the ReAct decision: a reason and one action. An unreadable reply
-// gives an empty action (the caller falls back to matching or retrying).
+// gives an empty action (the caller falls back to matching or retrying;
+// ariadne.DecideOrNot).
 func (l *LLM) Decide(ctx context.Context, wm WorkingMemory) (reason, action string, err error) {
 	p, err := RenderDecide(wm)
 	if err != nil {
 		return "", "", err
 	}
-	r, err := l.ask(ctx, PurposeDecide, p)
-	if err != nil {
-		return "", "", err
-	}
-	reason, action, ok := ParseDecision(r)
-	if !ok {
-		// The caller falls back to matching or its rules.
-		llm.NoteUnusable(ctx, PurposeDecide, llm.FellBack)
-	} else {
-		// Repaired: decorated, or not the asked JSON at all.
-		_, repaired := replyfmt.Clean(r)
-		llm.NoteParsed(ctx, PurposeDecide, repaired || !reAction.MatchString(r))
-	}
-	return reason, action, nil
+	return ariadne.DecideOrNot(ctx, l.Chat, llm.Request{Purpose: PurposeDecide, Messages: []llm.Message{{Role: "user", Content: p}},
+		Temperature: l.Temperature, MaxTokens: l.MaxTokens, Schema: replyfmt.WithChoices(ariadne.DecideSchema, "action_to_take", wm.Actions)})
 }

@@ -3,13 +3,9 @@ package arigraph
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/golden"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
@@ -56,24 +52,9 @@ func TestParseReplacements(t *testing.T) {
 	}
 }
 
-func TestParseDecisionAndBool(t *testing.T) {
-	tests := []struct{ in, reason, action string }{
-		{`{"reason_for_action": "key is here", "action_to_take": "take key 1"}`, "key is here", "take key 1"},
-		{"```json\n{\n \"reason_for_action\": \"go\"\n \"action_to_take\": \"go to kitchen\"\n}\n```", "go", "go to kitchen"},
-		{`{"action_to_take": "say \"hi\""}`, "", `say "hi"`},
-		// A bare line where the JSON was asked: taken as the action (issue 19).
-		{"take key", "", "take key"},
-		{"Sure! Here is my decision:\n**Reason:** the key is here\n**Action:** \"take key 1.\"\nLet me know if you need more.", "the key is here", "take key 1"},
-		{"I think about many things here and none of them is an action at all, really, not even one", "", ""},
-	}
-	for _, tc := range tests {
-		r, a, ok := ParseDecision(tc.in)
-		if r != tc.reason || a != tc.action || ok != (tc.action != "") {
-			t.Errorf("ParseDecision(%q) = %q, %q, %v", tc.in, r, a, ok)
-		}
-	}
+func TestParseBool(t *testing.T) {
 	for in, want := range map[string]bool{"True": true, " false.": false, "Yes, it does": true,
-		// Issue 19 point 5: fenced, prefaced, emphasised.
+		// Fenced, prefaced, emphasised.
 		"```\nTrue\n```": true, "Sure! Here is my answer.\n**False**": false, "Answer: yes": true, "```text\nFALSE.\n```": false} {
 		if v, ok := ParseBool(in); !ok || v != want {
 			t.Errorf("ParseBool(%q) = %v, %v", in, v, ok)
@@ -126,36 +107,6 @@ func TestGoldenPrompts(t *testing.T) {
 	golden.Check(t, "decide.golden", []byte(de))
 }
 
-// TestRulesGolden pins the offline extractor on real observation texts
-// (TextWorld games and household phrasing) under testdata/obs.
-func TestRulesGolden(t *testing.T) {
-	files, err := os.ReadDir("testdata/obs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		name, ok := strings.CutSuffix(f.Name(), ".txt")
-		if !ok {
-			continue
-		}
-		b, err := os.ReadFile("testdata/obs/" + f.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		style := envbridge.StyleFiction
-		if strings.HasPrefix(name, "household") {
-			style = envbridge.StyleHousehold
-		}
-		o := Rules{}.Extract(style, string(b), "go north", "corridor")
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "location: %s\n", o.Location)
-		for _, x := range o.Triplets {
-			fmt.Fprintln(&sb, x)
-		}
-		golden.Check(t, "obs/"+name+".golden", []byte(sb.String()))
-	}
-}
-
 func FuzzParseTriplets(f *testing.F) {
 	for _, s := range []string{"a, b, c; d, e, f", "Extracted triplets: 'x, y, z'", "[[a, b, c -> a, b, d]]", "", ";;,,", "1. a,b,c\n2. d,e"} {
 		f.Add(s)
@@ -171,28 +122,7 @@ func FuzzParseTriplets(f *testing.F) {
 				t.Errorf("ParseReplacements(%q) gave %v", s, r)
 			}
 		}
-		ParseDecision(s)
 		ParseBool(s)
-		ParsePlan(s)
-	})
-}
-
-func FuzzRules(f *testing.F) {
-	for _, name := range []string{"fiction_kitchen", "fiction_hunt", "household_open"} {
-		b, _ := os.ReadFile("testdata/obs/" + name + ".txt")
-		f.Add(string(b), "go north", "corridor", name[0] == 'h')
-	}
-	f.Fuzz(func(t *testing.T, text, action, prev string, hh bool) {
-		style := envbridge.StyleFiction
-		if hh {
-			style = envbridge.StyleHousehold
-		}
-		o := Rules{}.Extract(style, text, action, prev)
-		for _, x := range o.Triplets {
-			if !x.Valid() {
-				t.Errorf("invalid triplet %v", x)
-			}
-		}
 	})
 }
 

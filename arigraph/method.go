@@ -10,19 +10,18 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
-	"github.com/samem/trainer/thought"
 )
 
 // Config configures the AriGraph method. Zero fields take the defaults.
 type Config struct {
-	Depth    int `json:"depth,omitempty"`    // d of the semantic search; default DefaultDepth
-	Width    int `json:"width,omitempty"`    // w of the semantic search; default DefaultWidth
-	Episodes int `json:"episodes,omitempty"` // k episodic vertices retrieved; default DefaultEpisodes
-	History  int `json:"history,omitempty"`  // recent steps in working memory; default DefaultHistory
+	Depth    int `json:"depth,omitempty"`    // d of the semantic search; default defaultDepth
+	Width    int `json:"width,omitempty"`    // w of the semantic search; default defaultWidth
+	Episodes int `json:"episodes,omitempty"` // k episodic vertices retrieved; default defaultEpisodes
+	History  int `json:"history,omitempty"`  // recent steps in working memory; default defaultHistory
 	// Temperature of the LLM roles; default 0. The application sets it
 	// from -temperature.
 	Temperature float64 `json:"-"`
@@ -40,8 +39,26 @@ type Config struct {
 
 // Deps are the models the method uses.
 type Deps struct {
-	Chat  llm.Chatter  // nil: the offline roles (Rules, RuleOutdater, Offline)
+	Chat  llm.Chatter  // nil: Offline's roles
 	Embed llm.Embedder // required
+	// Offline are the roles without a model (package arigraph/offline's
+	// rules), used when Chat is nil.
+	Offline Offline
+}
+
+// Offline are the roles the agent runs on without a model.
+type Offline interface {
+	// Outdater finds the edges new triplets make outdated.
+	Outdater
+	// Read returns the triplets an observation states; action led to it
+	// and prevLoc is where the agent was before.
+	Read(style envbridge.Style, text, action, prevLoc string) []Triplet
+	// Decide is the planning and decision modules: a reason and an action
+	// from working memory, tried counting the actions taken this episode.
+	Decide(style envbridge.Style, wm WorkingMemory, tried map[string]int, rng *rand.Rand) (reason, action string)
+	// GoalQueries are the retrieval queries a task's goal gives besides its
+	// text (the entities it names).
+	GoalQueries(goal string) []string
 }
 
 // ErrConfig is returned by New for an invalid configuration.
@@ -65,8 +82,9 @@ type Method struct {
 	cfg     Config
 	chat    llm.Chatter
 	emb     llm.Embedder
-	vec     *Vectors
-	roles   *LLM
+	vec     *vectors
+	roles   *LLM    // nil offline
+	off     Offline // nil with a model
 	mu      sync.Mutex
 	maps    map[string]*Graph         // task ID -> static map triplets
 	priors  map[string]map[string]int // object type -> receptacle type -> count
@@ -81,15 +99,17 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if cfg.Depth < 0 || cfg.Width < 0 || cfg.Episodes < 0 || cfg.History < 0 {
 		return nil, fmt.Errorf("%w: negative search size %+v", ErrConfig, cfg)
 	}
-	cfg.Depth = cmp.Or(cfg.Depth, DefaultDepth)
-	cfg.Width = cmp.Or(cfg.Width, DefaultWidth)
-	cfg.Episodes = cmp.Or(cfg.Episodes, DefaultEpisodes)
-	cfg.History = cmp.Or(cfg.History, DefaultHistory)
+	cfg.Depth = cmp.Or(cfg.Depth, defaultDepth)
+	cfg.Width = cmp.Or(cfg.Width, defaultWidth)
+	cfg.Episodes = cmp.Or(cfg.Episodes, defaultEpisodes)
+	cfg.History = cmp.Or(cfg.History, defaultHistory)
 	cfg.Name = cmp.Or(cfg.Name, "arigraph")
-	m := &Method{cfg: cfg, chat: deps.Chat, emb: deps.Embed, vec: NewVectors(deps.Embed),
+	m := &Method{cfg: cfg, chat: deps.Chat, emb: deps.Embed, vec: newVectors(deps.Embed),
 		maps: map[string]*Graph{}, priors: map[string]map[string]int{}}
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat, Temperature: cfg.Temperature}
+	} else if m.off = deps.Offline; m.off == nil {
+		return nil, fmt.Errorf("%w: no model and no offline roles", ErrConfig)
 	}
 	return m, nil
 }
@@ -202,7 +222,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	}
 	var reason, action string
 	if e.m.roles == nil {
-		reason, action = Offline{}.Decide(e.style(), wm, e.tried, e.rng)
+		reason, action = e.m.off.Decide(e.style(), wm, e.tried, e.rng)
 	} else {
 		if wm.Explore, err = e.m.roles.NeedsExploration(ctx, cmp.Or(e.plan, wm.Goal)); err != nil {
 			return agent.Decision{}, err
@@ -215,14 +235,14 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, err
 		}
 		if obs.Admissible != nil && !slices.Contains(wm.Actions, action) {
-			match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, action, wm.Actions)
+			match, _, ok, err := actions.MatchAdmissible(ctx, e.m.emb, action, wm.Actions)
 			if err != nil {
 				return agent.Decision{}, err
 			}
 			if ok {
 				action = match
 			} else {
-				action = fallback(wm.Actions, e.tried, e.rng)
+				action = Fallback(wm.Actions, e.tried, e.rng)
 			}
 		}
 		if action == "" {
@@ -244,34 +264,27 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 // the agent's location.
 func (e *episode) learn(ctx context.Context, text string) ([]Triplet, error) {
 	prev := e.loc
-	o := Rules{}.Extract(e.style(), text, e.lastAct, prev)
-	if o.Location != "" {
-		if e.style() != envbridge.StyleHousehold && prev != "" && o.Location != prev && e.routeTo != "" && len(e.route) > 0 {
-			// still en route; the route is checked against the arrival below
-		}
-		e.loc = o.Location
+	loc, spatial := Locate(e.style(), text, e.lastAct, prev)
+	if loc != "" {
+		e.loc = loc
 	}
 	if e.routeTo != "" && len(e.route) > 0 {
 		if _, ok := e.g.Route(e.loc, e.routeTo); !ok || e.loc == prev {
 			e.route = nil // a move failed: drop the route and decide afresh
 		}
 	}
-	fresh := o.Triplets
-	if e.m.roles != nil {
+	var fresh []Triplet
+	var od Outdater = e.m.off
+	if e.m.roles == nil {
+		fresh = e.m.off.Read(e.style(), text, e.lastAct, prev)
+	} else {
 		var err error
 		fresh, err = e.m.roles.Extract(ctx, e.examples, text)
 		if err != nil {
 			return nil, err
 		}
 		// the agent's own bookkeeping of moves (Appendix B's spatial edges)
-		for _, t := range o.Triplets {
-			if _, ok := spatialDir(t); ok {
-				fresh = append(fresh, t)
-			}
-		}
-	}
-	var od Outdater = RuleOutdater{}
-	if e.m.roles != nil {
+		fresh = append(fresh, spatial...)
 		od = e.m.roles
 	}
 	up, err := e.g.Learn(ctx, od, e.step, text, fresh)
@@ -287,15 +300,7 @@ func (e *episode) learn(ctx context.Context, text string) ([]Triplet, error) {
 }
 
 func (e *episode) workingMemory(ctx context.Context, obs envbridge.Observation, fresh []Triplet) (WorkingMemory, error) {
-	queries := []string{e.s.Task.Goal}
-	if g, ok := hhtext.ParseGoal(e.s.Task.Goal); ok {
-		queries = append(queries, g.Object, g.Receptacle, g.Lamp)
-	}
-	queries = append(queries, Entities(fresh)...)
-	if e.loc != "" {
-		queries = append(queries, e.loc)
-	}
-	queries = slices.DeleteFunc(queries, func(q string) bool { return q == "" })
+	queries := e.queries(fresh)
 	k := e.m.cfg.Episodes
 	if e.m.cfg.NoEpisodic {
 		k = 0
@@ -339,6 +344,25 @@ func (e *episode) workingMemory(ctx context.Context, obs envbridge.Observation, 
 		wm.Actions = slices.Clone(obs.Admissible)
 	}
 	return wm, nil
+}
+
+// queries are the retrieval queries of a step (seed 000 Algorithm 1's Q):
+// the goal's text and the entities it names, the entities of the triplets
+// just extracted, and the agent's location. With a model the goal's
+// entities are the graph's vertices its words name, in any world;
+// offline, those the offline roles read from it.
+func (e *episode) queries(fresh []Triplet) []string {
+	queries := []string{e.s.Task.Goal}
+	if e.m.off != nil {
+		queries = append(queries, e.m.off.GoalQueries(e.s.Task.Goal)...)
+	} else {
+		queries = append(queries, e.g.Named(e.s.Task.Goal)...)
+	}
+	queries = append(queries, tripletEntities(fresh)...)
+	if e.loc != "" {
+		queries = append(queries, e.loc)
+	}
+	return slices.DeleteFunc(queries, func(q string) bool { return q == "" })
 }
 
 func nilIfEmpty(s []string) []string {

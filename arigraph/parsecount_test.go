@@ -8,17 +8,20 @@ import (
 	"github.com/samem/trainer/llm/llmtest"
 )
 
-// TestRolesCountReplies (issue 19 point 3): the exploration check and the
+// TestRolesCountReplies: the exploration check and the
 // ReAct decision count every reply in the method's meter (carried by the
-// context): used, repaired (decorated) or unusable with the fallback taken.
+// context): used, repaired (decorated) or unusable, asked again twice and
+// then the fallback taken.
 func TestRolesCountReplies(t *testing.T) {
 	c := llmtest.NewChatter(t,
 		"True", // used as it is
-		"Sure! Here is my answer.\n```\nFalse\n```", // repaired
-		"I cannot tell from the plan.",              // unusable: no exploration (fell back)
+		"Sure! Here is my answer.\n```\nFalse\n```",              // repaired
+		"I cannot tell from the plan.", "Unclear.", "Who knows.", // unusable: no exploration (fell back)
 		`{"reason_for_action": "x", "action_to_take": "look"}`,
 		"**Action:** go north.",                                                              // repaired
 		"I would rather think about this some more, as the situation is complex and unclear", // unusable
+		"I would rather think about this some more, as the situation is complex and unclear",
+		"I would rather think about this some more, as the situation is complex and unclear",
 	)
 	l := &LLM{Chat: c}
 	m := llm.NewMeter(nil)
@@ -36,8 +39,8 @@ func TestRolesCountReplies(t *testing.T) {
 	r := m.Report()
 	for _, role := range []string{PurposeExplore, PurposeDecide} {
 		s := r.ByPurpose[role]
-		if s.Replies != 3 || s.Repaired != 1 || s.Unusable != 1 || s.FellBack != 1 {
-			t.Errorf("%s: %+v; want 3 replies, 1 repaired, 1 unusable that fell back", role, s)
+		if s != (llm.Stats{Replies: 5, Repaired: 1, Unusable: 3, AskedAgain: 2, FellBack: 1}) {
+			t.Errorf("%s: %+v; want 5 replies, 1 repaired, 3 unusable: 2 asked again, 1 fell back", role, s)
 		}
 	}
 }
@@ -47,11 +50,11 @@ func TestRolesCountReplies(t *testing.T) {
 // nothing readable in it is unusable and skipped.
 func TestListRolesCountReplies(t *testing.T) {
 	c := llmtest.NewChatter(t,
-		"apple, in, fridge",                  // extraction used
-		"I see nothing worth noting here.",   // extraction unusable
-		"[]",                                 // nothing out of date: used
-		"```\n\"[]\"\n```",                   // repaired
-		"Hard to say what changed, honestly", // unusable
+		"apple, in, fridge",                                               // extraction used
+		"I see nothing worth noting here.", "Nothing.", "Nothing at all.", // extraction unusable
+		"[]",                                                             // nothing out of date: used
+		"```\n\"[]\"\n```",                                               // repaired
+		"Hard to say what changed, honestly", "Hard to say.", "No idea.", // unusable
 	)
 	l := &LLM{Chat: c}
 	m := llm.NewMeter(nil)
@@ -69,10 +72,10 @@ func TestListRolesCountReplies(t *testing.T) {
 		}
 	}
 	r := m.Report()
-	if s := r.ByPurpose[PurposeExtract]; s.Replies != 2 || s.Unusable != 1 || s.Skipped != 1 {
-		t.Errorf("%s: %+v; want 2 replies, 1 unusable and skipped", PurposeExtract, s)
+	if s := r.ByPurpose[PurposeExtract]; s != (llm.Stats{Replies: 4, Unusable: 3, AskedAgain: 2, Skipped: 1}) {
+		t.Errorf("%s: %+v; want 4 replies, 3 unusable: 2 asked again, 1 skipped", PurposeExtract, s)
 	}
-	if s := r.ByPurpose[PurposeReplace]; s.Replies != 3 || s.Repaired != 1 || s.Unusable != 1 || s.Skipped != 1 {
-		t.Errorf("%s: %+v; want 3 replies, 1 repaired, 1 unusable and skipped", PurposeReplace, s)
+	if s := r.ByPurpose[PurposeReplace]; s != (llm.Stats{Replies: 5, Repaired: 1, Unusable: 3, AskedAgain: 2, Skipped: 1}) {
+		t.Errorf("%s: %+v; want 5 replies, 1 repaired, 3 unusable: 2 asked again, 1 skipped", PurposeReplace, s)
 	}
 }

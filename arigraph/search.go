@@ -11,7 +11,7 @@ import (
 	"github.com/samem/trainer/llm"
 )
 
-// Retrieval defaults. Seed 000 names the hyperparameters (Algorithm 1:
+// retrieval defaults. Seed 000 names the hyperparameters (Algorithm 1:
 // episodic count k, semantic depth d and width w) but its text gives no
 // values. The authors' published pipeline runs with top-k episodic 2, a
 // history of 5 previous steps, and graph association to depth 2 (depth 1 when
@@ -19,28 +19,28 @@ import (
 // anywhere we could read, so w = 6 is our choice, which keeps working memory
 // to a few dozen triplets at depth 2.
 const (
-	DefaultDepth    = 2 // d: BFS depth of the semantic search (Algorithm 2)
-	DefaultWidth    = 6 // w: triplets retrieved per query vertex (Algorithm 2); our choice
-	DefaultEpisodes = 2 // k: episodic vertices returned (Algorithm 1)
-	DefaultHistory  = 5 // recent (action, observation) pairs in working memory (Sec. 4.2)
+	defaultDepth    = 2 // d: BFS depth of the semantic search (Algorithm 2)
+	defaultWidth    = 6 // w: triplets retrieved per query vertex (Algorithm 2); our choice
+	defaultEpisodes = 2 // k: episodic vertices returned (Algorithm 1)
+	defaultHistory  = 5 // recent (action, observation) pairs in working memory (Sec. 4.2)
 )
 
-// Vectors embeds texts through an llm.Embedder and keeps every vector it has
+// vectors embeds texts through an llm.Embedder and keeps every vector it has
 // computed, so that a triplet is embedded once per process. It is safe for
 // concurrent use.
-type Vectors struct {
+type vectors struct {
 	emb llm.Embedder
 	mu  sync.Mutex
 	m   map[string][]float32
 }
 
-// NewVectors returns a cache over emb.
-func NewVectors(emb llm.Embedder) *Vectors {
-	return &Vectors{emb: emb, m: map[string][]float32{}}
+// newVectors returns a cache over emb.
+func newVectors(emb llm.Embedder) *vectors {
+	return &vectors{emb: emb, m: map[string][]float32{}}
 }
 
 // Get returns the vectors of texts, embedding the ones not cached in one call.
-func (v *Vectors) Get(ctx context.Context, texts []string) ([][]float32, error) {
+func (v *vectors) Get(ctx context.Context, texts []string) ([][]float32, error) {
 	v.mu.Lock()
 	var missing []string
 	seen := map[string]bool{}
@@ -83,10 +83,10 @@ func dot(a, b []float32) float64 {
 	return s
 }
 
-// EmbedAndRetrieve returns the w edges of es most similar to the query q by
+// embedAndRetrieve returns the w edges of es most similar to the query q by
 // dot product of embeddings (seed 000 Appendix A), best first; ties keep the
 // order of es. w <= 0 returns nothing.
-func EmbedAndRetrieve(ctx context.Context, vec *Vectors, es []Triplet, q string, w int) ([]Triplet, error) {
+func embedAndRetrieve(ctx context.Context, vec *vectors, es []Triplet, q string, w int) ([]Triplet, error) {
 	if w <= 0 || len(es) == 0 {
 		return nil, nil
 	}
@@ -115,7 +115,7 @@ func EmbedAndRetrieve(ctx context.Context, vec *Vectors, es []Triplet, q string,
 	return out, nil
 }
 
-// SemanticSearch is Algorithm 2 of seed 000: a breadth-first search from the
+// semanticSearch is Algorithm 2 of seed 000: a breadth-first search from the
 // query q in which each dequeued query (q itself at distance 0, then the
 // vertices incident to retrieved edges) retrieves its w most similar edges,
 // and vertices are expanded only while their distance is below d. It returns
@@ -124,7 +124,7 @@ func EmbedAndRetrieve(ctx context.Context, vec *Vectors, es []Triplet, q string,
 // The paper enqueues a vertex when it is "not in L" (the queue); we skip any
 // vertex already enqueued once, which returns the same edges (a vertex's
 // retrieval does not depend on its distance) without repeating work.
-func SemanticSearch(ctx context.Context, vec *Vectors, es []Triplet, q string, d, w int) ([]Triplet, error) {
+func semanticSearch(ctx context.Context, vec *vectors, es []Triplet, q string, d, w int) ([]Triplet, error) {
 	type item struct {
 		q    string
 		dist int
@@ -139,7 +139,7 @@ func SemanticSearch(ctx context.Context, vec *Vectors, es []Triplet, q string, d
 		if cur.dist >= d {
 			continue
 		}
-		found, err := EmbedAndRetrieve(ctx, vec, es, cur.q, w)
+		found, err := embedAndRetrieve(ctx, vec, es, cur.q, w)
 		if err != nil {
 			return nil, err
 		}
@@ -159,17 +159,17 @@ func SemanticSearch(ctx context.Context, vec *Vectors, es []Triplet, q string, d
 	return out, nil
 }
 
-// ScoredEpisode is an episodic vertex with its relevance (Eq. 1).
-type ScoredEpisode struct {
+// scoredEpisode is an episodic vertex with its relevance (Eq. 1).
+type scoredEpisode struct {
 	Episode
 	Index int     // position in the graph's episode list
 	Score float64 // rel(v_e) of seed 000 Eq. 1
 }
 
-// EpisodicRelevance is Eq. 1 of seed 000: n / max(N, 1) * log(max(N, 1)),
+// episodicRelevance is Eq. 1 of seed 000: n / max(N, 1) * log(max(N, 1)),
 // where n counts the input triplets on the episodic edge and N all triplets
 // on it. The log factor gives 0 to observations with a single triplet.
-func EpisodicRelevance(n, total int) float64 {
+func episodicRelevance(n, total int) float64 {
 	m := float64(max(total, 1))
 	return float64(n) / m * math.Log(m)
 }
@@ -177,7 +177,7 @@ func EpisodicRelevance(n, total int) float64 {
 // EpisodicSearch scores every episodic vertex of g against the input
 // triplets by Eq. 1 and returns the k best with a positive score, best
 // first; equal scores put the more recent observation first.
-func (g *Graph) EpisodicSearch(input []Triplet, k int) []ScoredEpisode {
+func (g *Graph) EpisodicSearch(input []Triplet, k int) []scoredEpisode {
 	if k <= 0 {
 		return nil
 	}
@@ -185,7 +185,7 @@ func (g *Graph) EpisodicSearch(input []Triplet, k int) []ScoredEpisode {
 	for _, t := range input {
 		in[t.Norm()] = true
 	}
-	var sc []ScoredEpisode
+	var sc []scoredEpisode
 	for i, e := range g.episodes {
 		n := 0
 		for _, t := range e.Triplets {
@@ -193,12 +193,12 @@ func (g *Graph) EpisodicSearch(input []Triplet, k int) []ScoredEpisode {
 				n++
 			}
 		}
-		s := EpisodicRelevance(n, len(e.Triplets))
+		s := episodicRelevance(n, len(e.Triplets))
 		if s > 0 {
-			sc = append(sc, ScoredEpisode{Episode: e, Index: i, Score: s})
+			sc = append(sc, scoredEpisode{Episode: e, Index: i, Score: s})
 		}
 	}
-	slices.SortStableFunc(sc, func(a, b ScoredEpisode) int {
+	slices.SortStableFunc(sc, func(a, b scoredEpisode) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
@@ -207,21 +207,21 @@ func (g *Graph) EpisodicSearch(input []Triplet, k int) []ScoredEpisode {
 	return sc[:min(k, len(sc))]
 }
 
-// Retrieval is the result of Algorithm 1.
-type Retrieval struct {
+// retrieval is the result of Algorithm 1.
+type retrieval struct {
 	Triplets []Triplet
-	Episodes []ScoredEpisode
+	Episodes []scoredEpisode
 }
 
 // Search is Algorithm 1 of seed 000: a semantic search per query, their
 // union, then the episodic search over that union.
-func (g *Graph) Search(ctx context.Context, vec *Vectors, queries []string, d, w, k int) (Retrieval, error) {
+func (g *Graph) Search(ctx context.Context, vec *vectors, queries []string, d, w, k int) (retrieval, error) {
 	got := map[Triplet]bool{}
 	var all []Triplet
 	for _, q := range queries {
-		ts, err := SemanticSearch(ctx, vec, g.edges, q, d, w)
+		ts, err := semanticSearch(ctx, vec, g.edges, q, d, w)
 		if err != nil {
-			return Retrieval{}, err
+			return retrieval{}, err
 		}
 		for _, t := range ts {
 			if !got[t] {
@@ -230,5 +230,5 @@ func (g *Graph) Search(ctx context.Context, vec *Vectors, queries []string, d, w
 			}
 		}
 	}
-	return Retrieval{Triplets: all, Episodes: g.EpisodicSearch(all, k)}, nil
+	return retrieval{Triplets: all, Episodes: g.EpisodicSearch(all, k)}, nil
 }

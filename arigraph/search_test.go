@@ -28,7 +28,7 @@ func chain() *Graph {
 
 func TestSemanticSearchDepthWidth(t *testing.T) {
 	g := chain()
-	vec := NewVectors(&bowEmbedder{dim: 4096})
+	vec := newVectors(&bowEmbedder{dim: 4096})
 	ab, bc, cd, zy := tr("alpha", "r1", "bravo"), tr("bravo", "r2", "charlie"), tr("charlie", "r3", "delta"), tr("zulu", "r9", "yankee")
 	tests := []struct {
 		q    string
@@ -52,29 +52,29 @@ func TestSemanticSearchDepthWidth(t *testing.T) {
 		{"zulu", 3, 1, []Triplet{zy}},
 	}
 	for _, tc := range tests {
-		got, err := SemanticSearch(context.Background(), vec, g.Triplets(), tc.q, tc.d, tc.w)
+		got, err := semanticSearch(context.Background(), vec, g.Triplets(), tc.q, tc.d, tc.w)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("SemanticSearch(%q, d=%d, w=%d) = %v, want %v", tc.q, tc.d, tc.w, got, tc.want)
+			t.Errorf("semanticSearch(%q, d=%d, w=%d) = %v, want %v", tc.q, tc.d, tc.w, got, tc.want)
 		}
 	}
 }
 
 func TestSemanticSearchWidthZeroAndEmpty(t *testing.T) {
-	vec := NewVectors(&bowEmbedder{dim: 64})
-	if got, _ := SemanticSearch(context.Background(), vec, chain().Triplets(), "alpha", 3, 0); len(got) != 0 {
+	vec := newVectors(&bowEmbedder{dim: 64})
+	if got, _ := semanticSearch(context.Background(), vec, chain().Triplets(), "alpha", 3, 0); len(got) != 0 {
 		t.Errorf("w=0 gave %v", got)
 	}
-	if got, _ := SemanticSearch(context.Background(), vec, nil, "alpha", 3, 3); len(got) != 0 {
+	if got, _ := semanticSearch(context.Background(), vec, nil, "alpha", 3, 3); len(got) != 0 {
 		t.Errorf("empty graph gave %v", got)
 	}
 }
 
 func TestVectorsCacheEmbedsOnce(t *testing.T) {
 	e := &bowEmbedder{dim: 64}
-	vec := NewVectors(e)
+	vec := newVectors(e)
 	for range 3 {
 		if _, err := vec.Get(context.Background(), []string{"a", "b", "a"}); err != nil {
 			t.Fatal(err)
@@ -98,8 +98,8 @@ func TestEpisodicRelevance(t *testing.T) {
 		{0, 5, 0},
 	}
 	for _, tc := range tests {
-		if got := EpisodicRelevance(tc.n, tc.total); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("EpisodicRelevance(%d, %d) = %v, want %v", tc.n, tc.total, got, tc.want)
+		if got := episodicRelevance(tc.n, tc.total); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("episodicRelevance(%d, %d) = %v, want %v", tc.n, tc.total, got, tc.want)
 		}
 	}
 }
@@ -136,7 +136,7 @@ func TestSearchUnionsQueries(t *testing.T) {
 	g := chain()
 	g.AddEpisode(0, "alpha and bravo", []Triplet{tr("alpha", "r1", "bravo"), tr("bravo", "r2", "charlie")})
 	g.AddEpisode(1, "zulu", []Triplet{tr("zulu", "r9", "yankee"), tr("charlie", "r3", "delta")})
-	r, err := g.Search(context.Background(), NewVectors(&bowEmbedder{dim: 4096}), []string{"alpha", "zulu"}, 1, 1, 5)
+	r, err := g.Search(context.Background(), newVectors(&bowEmbedder{dim: 4096}), []string{"alpha", "zulu"}, 1, 1, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

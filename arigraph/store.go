@@ -11,9 +11,9 @@ import (
 	"github.com/samem/trainer/checkpoints"
 )
 
-// FormatVersion is the version of the files SaveGraphs writes; LoadGraphs
+// graphFormat is the version of the files saveGraphs writes; loadGraphs
 // refuses other versions.
-const FormatVersion = 1
+const graphFormat = 1
 
 // File names inside a saved directory.
 const (
@@ -23,7 +23,7 @@ const (
 	fileLinks    = "arigraph_links.parquet"
 )
 
-// ErrFormat is returned by LoadGraphs for files of another format version or
+// ErrFormat is returned by loadGraphs for files of another format version or
 // with inconsistent contents (a link to a missing episode).
 var ErrFormat = errors.New("arigraph: unsupported or inconsistent saved graph")
 
@@ -56,14 +56,14 @@ type linkRow struct {
 	Object    string `parquet:"object,dict"`
 }
 
-// SaveGraphs writes named graphs to dir as three Parquet tables (triplets,
+// saveGraphs writes named graphs to dir as three Parquet tables (triplets,
 // episodes, links between them) plus a metadata row; embedModel records the
 // embedder the graphs were searched with. Names keep their map, and each
 // graph's order is preserved. Each file is written atomically
 // (checkpoints.WriteFile); the metadata goes last, so a directory whose
 // write failed part way is not loaded as a saved graph unless an older
 // save's metadata is there.
-func SaveGraphs(ctx context.Context, dir, embedModel string, graphs map[string]*Graph) error {
+func saveGraphs(ctx context.Context, dir, embedModel string, graphs map[string]*Graph) error {
 	var ts []tripletRow
 	var es []episodeRow
 	var ls []linkRow
@@ -93,7 +93,7 @@ func SaveGraphs(ctx context.Context, dir, embedModel string, graphs map[string]*
 	if err := writeRows(ctx, dir, fileLinks, ls); err != nil {
 		return err
 	}
-	return writeRows(ctx, dir, fileMeta, []metaRow{{FormatVersion, embedModel}})
+	return writeRows(ctx, dir, fileMeta, []metaRow{{graphFormat, embedModel}})
 }
 
 // writeRows writes rows to dir/name with checkpoints.WriteFile (atomic,
@@ -109,18 +109,18 @@ func readRows[T any](ctx context.Context, dir, name string) ([]T, error) {
 	return checkpoints.ReadFile[T](ctx, filepath.Join(dir, name))
 }
 
-// LoadGraphs reads what SaveGraphs wrote and returns the graphs and the
+// loadGraphs reads what saveGraphs wrote and returns the graphs and the
 // embedding model they were saved with. A missing, damaged or foreign file
 // gives an error naming it (wrapping the checkpoints sentinels); another
 // format version or inconsistent rows give ErrFormat.
-func LoadGraphs(ctx context.Context, dir string) (map[string]*Graph, string, error) {
+func loadGraphs(ctx context.Context, dir string) (map[string]*Graph, string, error) {
 	meta, err := readRows[metaRow](ctx, dir, fileMeta)
 	if err != nil {
 		return nil, "", err
 	}
-	if len(meta) != 1 || meta[0].FormatVersion != FormatVersion {
+	if len(meta) != 1 || meta[0].FormatVersion != graphFormat {
 		return nil, "", fmt.Errorf("%s: %d rows, format version %v, want 1 row of version %d: %w",
-			filepath.Join(dir, fileMeta), len(meta), versions(meta), FormatVersion, ErrFormat)
+			filepath.Join(dir, fileMeta), len(meta), versions(meta), graphFormat, ErrFormat)
 	}
 	ts, err := readRows[tripletRow](ctx, dir, fileTriplets)
 	if err != nil {
@@ -186,7 +186,7 @@ type priorRow struct {
 func (m *Method) Save(ctx context.Context, dir string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := SaveGraphs(ctx, dir, m.emb.Model(), m.maps); err != nil {
+	if err := saveGraphs(ctx, dir, m.emb.Model(), m.maps); err != nil {
 		return fmt.Errorf("save arigraph: %w", err)
 	}
 	var rows []priorRow
@@ -206,7 +206,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 
 // Load implements agent.Saver. It refuses graphs saved with another embedder.
 func (m *Method) Load(ctx context.Context, dir string) error {
-	maps, model, err := LoadGraphs(ctx, dir)
+	maps, model, err := loadGraphs(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("load arigraph: %w", err)
 	}

@@ -9,13 +9,21 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/summarize"
 	"github.com/samem/trainer/thought"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
+
+// ReflectionSchema is the JSON schema of Reflexion's structured answer
+// ({"reflection": "..."}), beside its prompts. The running summary uses
+// summarize.Schema, the actors thought.ThoughtActionSchema.
+var ReflectionSchema = replyfmt.LoadSchema(promptFS, "prompts/reflection.schema.json", "reflection")
 
 var prompts = template.Must(template.New("").
 	Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).
@@ -23,12 +31,47 @@ var prompts = template.Must(template.New("").
 
 // Deps are the models a baseline uses.
 type Deps struct {
-	// Chat is the language model; nil selects the offline roles (the
-	// offline thinker of package thought and the rules of this package).
+	// Chat is the language model; nil selects Offline's roles.
 	Chat llm.Chatter
 	// Embed maps a proposed action onto the admissible list when it is not
-	// an exact match (thought.MatchAdmissible); nil: exact matches only.
+	// an exact match (actions.MatchAdmissible); nil: exact matches only.
 	Embed llm.Embedder
+	// Offline are the rule-based roles that stand in for the model when
+	// Chat is nil (package baseline/offline's Roles gives them all); a
+	// baseline built without a model and without its roles is refused
+	// with ErrConfig.
+	Offline Offline
+}
+
+// Offline are the roles the baselines run on without a model.
+type Offline struct {
+	// Summarizer and Thinker are the summary baseline's: SAMem's offline
+	// summariser and thinker.
+	Summarizer summarize.Summarizer
+	Thinker    thought.Thinker
+	// History is the actor of the full-history and Reflexion baselines,
+	// with Reflexion's reflection on a failed trial.
+	History HistoryActor
+}
+
+// HistoryActor starts the offline actor of one full-history or Reflexion
+// episode.
+type HistoryActor interface {
+	// Begin starts an episode shown the stored reflections (Reflexion's;
+	// none for the full-history baseline).
+	Begin(s agent.Start, reflections []string) HistorySession
+}
+
+// HistorySession is one episode of an offline history actor. It sees every
+// observation and action of the episode, as the model's actor does.
+type HistorySession interface {
+	// Act decides the next step from the latest observation.
+	Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error)
+	// Observe is told what the decided action led to.
+	Observe(action, text string)
+	// Reflect is the reflection on the episode as a failed trial, "" when
+	// it has nothing to say.
+	Reflect() string
 }
 
 // ActorConfig tunes the LLM actor shared by the baselines. Zero fields take
@@ -62,9 +105,9 @@ type Step struct {
 	Text   string
 }
 
-// View is what the LLM actor is shown at one step. The baselines differ only
+// actorView is what the LLM actor is shown at one step. The baselines differ only
 // in which of Reflections, Summary and History they fill.
-type View struct {
+type actorView struct {
 	Goal string
 	// Reflections are lessons from earlier failed trials (reflexion).
 	Reflections []string
@@ -80,9 +123,9 @@ type View struct {
 	Admissible []string
 }
 
-// ActorMessages renders the actor's prompt: the style's system prompt and a
+// actorMessages renders the actor's prompt: the style's system prompt and a
 // user message with the view.
-func ActorMessages(style envbridge.Style, v View) ([]llm.Message, error) {
+func actorMessages(style envbridge.Style, v actorView) ([]llm.Message, error) {
 	sys := struct {
 		PutAction     string
 		HasAdmissible bool
@@ -128,8 +171,8 @@ type actor struct {
 	purpose string
 }
 
-func (a *actor) decide(ctx context.Context, style envbridge.Style, v View) (thought.Decision, error) {
-	msgs, err := ActorMessages(style, v)
+func (a *actor) decide(ctx context.Context, style envbridge.Style, v actorView) (thought.Decision, error) {
+	msgs, err := actorMessages(style, v)
 	if err != nil {
 		return thought.Decision{}, err
 	}

@@ -7,17 +7,16 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/thought"
 )
 
 // FullHistoryName is the full-history baseline's name on the command line.
 const FullHistoryName = "fullhistory"
 
-// DefaultMaxHistory is how many steps of the episode the actor's prompt
+// defaultMaxHistory is how many steps of the episode the actor's prompt
 // carries: the household world's episodes are at most 50 steps, so there the
 // prompt holds the whole trajectory; longer games keep the opening
 // observation and the latest steps.
-const DefaultMaxHistory = 50
+const defaultMaxHistory = 50
 
 // ErrConfig is returned (wrapped) by the constructors for an invalid
 // configuration.
@@ -28,7 +27,7 @@ var ErrConfig = errors.New("baseline: invalid configuration")
 type FullHistoryConfig struct {
 	// MaxHistory bounds the steps (observations with the actions that led
 	// to them, the current one included) in the actor's prompt; default
-	// DefaultMaxHistory. The opening observation is always kept.
+	// defaultMaxHistory. The opening observation is always kept.
 	MaxHistory int         `json:"max_history,omitempty"`
 	Actor      ActorConfig `json:"actor,omitzero"`
 }
@@ -37,14 +36,13 @@ type FullHistoryConfig struct {
 // sees every observation and action of the episode so far, and nothing
 // carries over between episodes.
 //
-// Offline (Deps.Chat nil) the actor is thought.Offline with a rule that
-// reads the history: an action that had no effect in a situation is removed
-// from the admissible list the next time that situation comes up (see
-// tracker), and, where there is no list (free-form games), a proposal that
-// had no effect here is asked again, up to three times.
+// Offline (Deps.Chat nil) the actor is Deps.Offline.History (package
+// baseline/offline: SAMem's offline thinker with a rule that reads the
+// history).
 type FullHistory struct {
-	cfg   FullHistoryConfig
-	actor *actor // nil offline
+	cfg     FullHistoryConfig
+	actor   *actor       // nil offline
+	offline HistoryActor // nil with a model
 }
 
 // NewFullHistory returns the full-history baseline.
@@ -53,12 +51,14 @@ func NewFullHistory(cfg FullHistoryConfig, deps Deps) (*FullHistory, error) {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	if cfg.MaxHistory == 0 {
-		cfg.MaxHistory = DefaultMaxHistory
+		cfg.MaxHistory = defaultMaxHistory
 	}
 	cfg.Actor = cfg.Actor.withDefaults()
 	f := &FullHistory{cfg: cfg}
 	if deps.Chat != nil {
 		f.actor = &actor{chat: deps.Chat, emb: deps.Embed, cfg: cfg.Actor, purpose: FullHistoryName + ".act"}
+	} else if f.offline = deps.Offline.History; f.offline == nil {
+		return nil, fmt.Errorf("%w: %s: no model and no offline actor", ErrConfig, FullHistoryName)
 	}
 	return f, nil
 }
@@ -68,7 +68,7 @@ func (*FullHistory) Name() string { return FullHistoryName }
 
 // Start implements agent.Method.
 func (f *FullHistory) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
-	return newHistoryEpisode(s, f.actor, f.cfg.MaxHistory, nil), nil
+	return newHistoryEpisode(s, f.actor, f.offline, f.cfg.MaxHistory, nil), nil
 }
 
 // historyEpisode is an episode whose actor sees the whole history, and, for
@@ -78,58 +78,43 @@ type historyEpisode struct {
 	actor       *actor // nil offline
 	maxHistory  int
 	reflections []string
-	lessons     lessons
-	tr          *tracker
-	th          thought.Session // offline thinker
+	steps       []Step         // the episode so far, the opening observation first
+	offline     HistorySession // nil with a model
 }
 
-func newHistoryEpisode(s agent.Start, a *actor, maxHistory int, reflections []string) *historyEpisode {
-	e := &historyEpisode{start: s, actor: a, maxHistory: maxHistory, reflections: reflections, tr: newTracker(s.Task, s.Style)}
+func newHistoryEpisode(s agent.Start, a *actor, off HistoryActor, maxHistory int, reflections []string) *historyEpisode {
+	e := &historyEpisode{start: s, actor: a, maxHistory: maxHistory, reflections: reflections}
 	if a == nil {
-		e.th = thought.Offline{}.Begin(s.Task, s.Style, s.Rand)
-		e.lessons = readLessons(reflections)
+		e.offline = off.Begin(s, reflections)
 	}
 	return e
 }
 
-// maxReasks bounds the offline actor's new proposals when its proposal had
-// no effect here before (free-form games, where no list can be pruned).
-const maxReasks = 3
-
 // Act implements agent.Episode.
 func (e *historyEpisode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
-	if len(e.tr.steps) == 0 {
-		e.tr.observe("", obs.Text)
+	if len(e.steps) == 0 {
+		e.steps = append(e.steps, Step{Text: obs.Text})
 	}
-	if e.actor != nil {
-		steps := e.tr.steps
-		hist, omitted := window(steps[:len(steps)-1], e.maxHistory-1)
-		d, err := e.actor.decide(ctx, e.start.Style, View{
-			Goal: e.start.Task.Goal, Reflections: e.reflections,
-			History: hist, Omitted: omitted, Current: steps[len(steps)-1], Admissible: obs.Admissible,
-		})
-		if err != nil {
-			return agent.Decision{}, err
-		}
-		return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: len(e.reflections) > 0}, nil
+	if e.actor == nil {
+		return e.offline.Act(ctx, obs)
 	}
-	in := thought.Input{Obs: envbridge.Observation{Text: obs.Text, Admissible: e.tr.prune(obs.Admissible, e.lessons.avoid)}}
-	if e.tr.b != nil {
-		in.Guide = e.lessons.guide(e.tr.b)
-	}
-	d, err := e.th.Think(ctx, in)
-	for i := 0; err == nil && obs.Admissible == nil && i < maxReasks && e.tr.isSpent(d.Action); i++ {
-		d, err = e.th.Think(ctx, in)
-	}
+	hist, omitted := window(e.steps[:len(e.steps)-1], e.maxHistory-1)
+	d, err := e.actor.decide(ctx, e.start.Style, actorView{
+		Goal: e.start.Task.Goal, Reflections: e.reflections,
+		History: hist, Omitted: omitted, Current: e.steps[len(e.steps)-1], Admissible: obs.Admissible,
+	})
 	if err != nil {
 		return agent.Decision{}, err
 	}
-	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: in.Guide != "" && d.Thought == in.Guide}, nil
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: len(e.reflections) > 0}, nil
 }
 
 // Observe implements agent.Episode.
 func (e *historyEpisode) Observe(_ context.Context, t agent.Transition) error {
-	e.tr.observe(t.Decision.Action, t.Result.Text)
+	e.steps = append(e.steps, Step{Action: t.Decision.Action, Text: t.Result.Text})
+	if e.offline != nil {
+		e.offline.Observe(t.Decision.Action, t.Result.Text)
+	}
 	return nil
 }
 

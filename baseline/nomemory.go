@@ -14,7 +14,7 @@ import (
 
 // NoMemory is the agent without memory: the same summariser and thinker as
 // SAMem, never guided, learning nothing. Comparing with it isolates what a
-// memory adds (issue 4: "the same thinker, never guided").
+// memory adds.
 type NoMemory struct {
 	Summarizer summarize.Summarizer
 	Thinker    thought.Thinker

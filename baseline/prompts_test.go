@@ -26,16 +26,16 @@ func TestActorPromptsGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		style envbridge.Style
-		view  View
+		view  actorView
 	}{
-		{"fullhistory-household", envbridge.StyleHousehold, View{Goal: goal, History: history, Current: current, Admissible: adm}},
-		{"fullhistory-omitted", envbridge.StyleHousehold, View{Goal: goal, History: history[:1], Omitted: 2, Current: current, Admissible: append([]string{"move apple 1 to fridge 1"}, adm...)}},
-		{"reflexion-household", envbridge.StyleHousehold, View{Goal: goal, Reflections: []string{LessonFind, "I kept checking the inventory. Next time go straight to the microwave."}, History: history, Current: current, Admissible: adm}},
-		{"summary-science", envbridge.StyleScience, View{Goal: "boil water.", Summary: "You are in the kitchen. The pot is on the stove.", Current: Step{Action: "activate stove", Text: "The stove is now activated."}, Admissible: []string{"look around", "wait1"}}},
-		{"fullhistory-fiction", envbridge.StyleFiction, View{Goal: "Find the treasure.", History: []Step{{Text: "West of House. There is a small mailbox here."}}, Current: Step{Action: "open mailbox", Text: "Opening the small mailbox reveals a leaflet."}}},
+		{"fullhistory-household", envbridge.StyleHousehold, actorView{Goal: goal, History: history, Current: current, Admissible: adm}},
+		{"fullhistory-omitted", envbridge.StyleHousehold, actorView{Goal: goal, History: history[:1], Omitted: 2, Current: current, Admissible: append([]string{"move apple 1 to fridge 1"}, adm...)}},
+		{"reflexion-household", envbridge.StyleHousehold, actorView{Goal: goal, Reflections: []string{"The target object was never found: go through the receptacles not checked yet, opening the closed ones, before anything else.", "I kept checking the inventory. Next time go straight to the microwave."}, History: history, Current: current, Admissible: adm}},
+		{"summary-science", envbridge.StyleScience, actorView{Goal: "boil water.", Summary: "You are in the kitchen. The pot is on the stove.", Current: Step{Action: "activate stove", Text: "The stove is now activated."}, Admissible: []string{"look around", "wait1"}}},
+		{"fullhistory-fiction", envbridge.StyleFiction, actorView{Goal: "Find the treasure.", History: []Step{{Text: "West of House. There is a small mailbox here."}}, Current: Step{Action: "open mailbox", Text: "Opening the small mailbox reveals a leaflet."}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, err := ActorMessages(tc.style, tc.view)
+			msgs, err := actorMessages(tc.style, tc.view)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestSummaryPromptsGolden(t *testing.T) {
 		{"later", "You are at the fridge; it is empty. The apple has not been found.", current.Action, current.Text},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, err := SummaryMessages(goal, tc.summary, tc.action, tc.text)
+			msgs, err := summaryMessages(goal, tc.summary, tc.action, tc.text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestSummaryPromptsGolden(t *testing.T) {
 }
 
 func TestReflectPromptGolden(t *testing.T) {
-	msgs, err := ReflectMessages(goal, "failed: the step limit was reached after 50 steps without completing the task.", append(history, current), 0)
+	msgs, err := reflectMessages(goal, "failed: the step limit was reached after 50 steps without completing the task.", append(history, current), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestParseReflection(t *testing.T) {
 		{"Plain text without a label.", "Plain text without a label."},
 		{"Thinking about it... Reflection: late label", "late label"},
 		{"A long preamble that goes on and on for many words, then Reflection: x", "A long preamble that goes on and on for many words, then Reflection: x"},
-		{long, strings.TrimSpace(long[:MaxReflectionLen])},
+		{long, strings.TrimSpace(long[:maxReflectionLen])},
 	} {
 		got, err := ParseReflection(tc.in)
 		if err != nil || got != tc.want {
@@ -102,7 +102,7 @@ func FuzzParseReflection(f *testing.F) {
 			}
 			return
 		}
-		if got == "" || len(got) > MaxReflectionLen || strings.ContainsAny(got, "\n\t") || !utf8.ValidString(got) || got != strings.TrimSpace(got) {
+		if got == "" || len(got) > maxReflectionLen || strings.ContainsAny(got, "\n\t") || !utf8.ValidString(got) || got != strings.TrimSpace(got) {
 			t.Fatalf("ParseReflection(%q) = %q: empty, too long, multi-line, invalid UTF-8 or untrimmed", s, got)
 		}
 	})
@@ -140,7 +140,7 @@ func BenchmarkActorMessages(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ActorMessages(envbridge.StyleHousehold, View{Goal: goal, History: h, Current: current, Admissible: adm}); err != nil {
+				if _, err := actorMessages(envbridge.StyleHousehold, actorView{Goal: goal, History: h, Current: current, Admissible: adm}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,33 +1,29 @@
 package baseline
 
 import (
-	"github.com/samem/trainer/internal/fold"
-	replyfmt "github.com/samem/trainer/internal/reply"
-
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/samem/trainer/agent"
-	"github.com/samem/trainer/belief"
-	"github.com/samem/trainer/envbridge/household/hhtext"
+	"github.com/samem/trainer/internal/fold"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
-	"github.com/samem/trainer/thought"
 )
 
 // ErrEmptyReflection is returned by ParseReflection when a reply holds no
 // reflection.
 var ErrEmptyReflection = errors.New("empty reflection")
 
-// MaxReflectionLen bounds a reflection in bytes; longer replies are cut at a
+// maxReflectionLen bounds a reflection in bytes; longer replies are cut at a
 // word boundary, so that a runaway reply cannot crowd the actor's prompt
 // (three reflections are shown at every step).
-const MaxReflectionLen = 600
+const maxReflectionLen = 600
 
 // ParseReflection extracts a reflection from a model reply: code fences,
 // markdown emphasis, a leading "Reflection:" label, surrounding quotes and
 // invalid UTF-8 are dropped, white space is folded, and the result is cut to
-// MaxReflectionLen bytes at a word boundary. An empty result is
+// maxReflectionLen bytes at a word boundary. An empty result is
 // ErrEmptyReflection.
 func ParseReflection(reply string) (string, error) {
 	s, _ := replyfmt.Clean(strings.ToValidUTF8(reply, ""))
@@ -38,7 +34,7 @@ func ParseReflection(reply string) (string, error) {
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSpace(strings.Trim(s, `"'`))
-	s = strings.TrimSpace(clip(s, MaxReflectionLen))
+	s = strings.TrimSpace(clip(s, maxReflectionLen))
 	if s == "" {
 		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrEmptyReflection)
 	}
@@ -67,9 +63,9 @@ func short(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// ReflectMessages renders the reflection prompt: the task, how the trial
+// reflectMessages renders the reflection prompt: the task, how the trial
 // ended and its trajectory.
-func ReflectMessages(goal, outcome string, history []Step, omitted int) ([]llm.Message, error) {
+func reflectMessages(goal, outcome string, history []Step, omitted int) ([]llm.Message, error) {
 	sys, err := render("reflect-system.tmpl", nil)
 	if err != nil {
 		return nil, err
@@ -101,167 +97,4 @@ func describeOutcome(o agent.Outcome) string {
 		s += fmt.Sprintf(" (score %g of %g)", o.Score, o.MaxScore)
 	}
 	return s + "."
-}
-
-// Lessons of the offline reflection. Each names the first stage of a
-// household task that a failed trial never reached, de-indexicalised (the
-// target object, the final destination), so that it carries over to other
-// tasks; the offline actor recognises them by these texts.
-const (
-	LessonFind    = "The target object was never found: go through the receptacles not checked yet, opening the closed ones, before anything else."
-	LessonTake    = "The target object was seen but never picked up: take it as soon as it is within reach, or go back to where it was seen."
-	LessonProcess = "The target object was carried but never cleaned, heated or cooled as the task asked: bring it to the right appliance and use it there before delivering it."
-	LessonLamp    = "The target object was held but no light source was switched on: find a lamp and use it while holding the object."
-	LessonDeliver = "The target object was ready but never brought to the final destination: carry it there."
-	LessonPlace   = "The target object reached the final destination but was never put down there: place it there, opening the destination first if it is closed."
-	LessonSecond  = "Only one of the two target objects was put in place: look for the second one and deliver it as well."
-)
-
-var stageLessons = []string{LessonFind, LessonTake, LessonProcess, LessonLamp, LessonDeliver, LessonPlace, LessonSecond}
-
-// classPhrases names action classes in the offline reflection.
-var classPhrases = map[string]string{
-	ClassInventory: "Checking the inventory",
-	ClassLook:      "Looking around",
-	ClassExamine:   "Examining things",
-	ClassGo:        "Walking to the same places",
-	ClassOpen:      "Opening things",
-	ClassClose:     "Closing receptacles",
-	ClassTake:      "Trying to take things",
-	ClassPlace:     "Trying to put things down",
-	ClassProcess:   "Trying to clean, heat or cool things",
-	ClassUse:       "Using devices",
-	ClassOther:     "Trying unusual actions",
-}
-
-// repeatSuffix ends the repeat lesson of the offline reflection.
-const repeatSuffix = " was repeated without any effect: do not spend steps on it."
-
-// minRepeats is how many actions of one class must have had no effect
-// before the offline reflection names the class ("repeated").
-const minRepeats = 2
-
-// offlineReflection is the rule-based reflection on a failed trial: the
-// first stage of the task never reached (household), and the class of
-// actions most often taken without effect, if any was repeated. It is ""
-// when neither applies.
-func offlineReflection(t *tracker) string {
-	var parts []string
-	if t.b != nil && t.b.GoalOK {
-		if l := stageLesson(t); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	best, n := "", 0
-	for _, c := range classOrder {
-		if k := t.noEffect[c]; k > n {
-			best, n = c, k
-		}
-	}
-	if n >= minRepeats {
-		parts = append(parts, classPhrases[best]+repeatSuffix)
-	}
-	return strings.Join(parts, " ")
-}
-
-// classOrder fixes the tie-break among classes (map order is random).
-var classOrder = []string{ClassInventory, ClassLook, ClassExamine, ClassClose, ClassOpen, ClassGo, ClassTake, ClassPlace, ClassProcess, ClassUse, ClassOther}
-
-func stageLesson(t *tracker) string {
-	g := t.b.Goal
-	switch {
-	case !t.found:
-		return LessonFind
-	case !t.held:
-		return LessonTake
-	case g.Type == hhtext.LookInLight:
-		if !t.lamp {
-			return LessonLamp
-		}
-		return ""
-	case !t.processed:
-		return LessonProcess
-	case !t.atDest:
-		return LessonDeliver
-	case t.placed == 0:
-		return LessonPlace
-	case t.placed < g.Count:
-		return LessonSecond
-	}
-	return ""
-}
-
-// lessons is what the offline actor reads from reflections: the stage
-// lessons they contain and the action classes they say to avoid.
-type lessons struct {
-	stage map[string]bool
-	avoid map[string]bool
-}
-
-func readLessons(reflections []string) lessons {
-	l := lessons{stage: map[string]bool{}, avoid: map[string]bool{}}
-	for _, r := range reflections {
-		for _, s := range stageLessons {
-			if strings.Contains(r, s) {
-				l.stage[s] = true
-			}
-		}
-		for c, p := range classPhrases {
-			if strings.Contains(r, p+repeatSuffix) {
-				l.avoid[c] = true
-			}
-		}
-	}
-	return l
-}
-
-// guide is the strategy thought of package thought that the stage lessons
-// call for in the situation b describes, or "" when none does. The offline
-// thinker follows a guide only where its strategy applies.
-func (l lessons) guide(b *belief.Belief) string {
-	second := l.stage[LessonSecond] && len(b.Placed) > 0
-	switch {
-	case b.HoldingTarget() && b.NeedsProcessing():
-		if l.stage[LessonProcess] {
-			if b.AtAppliance() {
-				return thought.UseAppliance
-			}
-			return thought.ToAppliance
-		}
-	case b.HoldingTarget() && b.Goal.Lamp != "":
-		if l.stage[LessonLamp] {
-			if b.Lamp() != "" {
-				return thought.UseLamp
-			}
-			return thought.FindLamp
-		}
-	case b.HoldingTarget() && b.AtDestination():
-		if l.stage[LessonPlace] {
-			if b.AtClosed() {
-				return thought.OpenHere
-			}
-			return thought.PlaceHere
-		}
-	case b.HoldingTarget():
-		if l.stage[LessonDeliver] {
-			return thought.ToDest
-		}
-	case b.Holding != "":
-	case b.TargetHere() != "":
-		if l.stage[LessonTake] || second {
-			return thought.TakeHere
-		}
-	case b.TargetSeenAt() != "":
-		if l.stage[LessonTake] || second {
-			return thought.Return
-		}
-	default:
-		if l.stage[LessonFind] || second {
-			if b.AtClosed() {
-				return thought.OpenHere
-			}
-			return thought.Search
-		}
-	}
-	return ""
 }

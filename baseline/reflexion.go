@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -31,7 +31,7 @@ type ReflexionConfig struct {
 	// DefaultKeep.
 	Keep int `json:"keep,omitempty"`
 	// MaxHistory bounds the steps in the actor's prompt and in the
-	// reflection prompt; default DefaultMaxHistory.
+	// reflection prompt; default defaultMaxHistory.
 	MaxHistory int `json:"max_history,omitempty"`
 	// ReflectMaxTokens bounds the reflection's reply; default 200.
 	ReflectMaxTokens int         `json:"reflect_max_tokens,omitempty"`
@@ -42,10 +42,10 @@ type ReflexionConfig struct {
 // Appendix B.2: "transforming failure cases into structured reflections").
 // Its actor is the full-history actor, shown in addition the stored
 // reflections. After a failed training trial it writes a reflection on the
-// trial (LLM: prompts/reflect-*.tmpl; offline: offlineReflection, which names
-// the first stage of the task never reached and the class of action most
-// often repeated without effect, both de-indexicalised) and keeps the last
-// Keep of them.
+// trial (LLM: prompts/reflect-*.tmpl; offline: HistorySession.Reflect,
+// which in package baseline/offline names the first stage of the task never
+// reached and the class of action most often repeated without effect, both
+// de-indexicalised) and keeps the last Keep of them.
 //
 // In the paper the agent retries the same task and reflects on that task
 // alone. In this harness training runs over many tasks and evaluation plays
@@ -60,9 +60,10 @@ type ReflexionConfig struct {
 // Reflexion is safe for concurrent use; an episode sees the reflections as
 // they were when it started.
 type Reflexion struct {
-	cfg   ReflexionConfig
-	chat  llm.Chatter
-	actor *actor // nil offline
+	cfg     ReflexionConfig
+	chat    llm.Chatter
+	actor   *actor       // nil offline
+	offline HistoryActor // nil with a model
 
 	mu   sync.Mutex
 	refl []Reflection // oldest first, at most cfg.Keep
@@ -85,12 +86,14 @@ func NewReflexion(cfg ReflexionConfig, deps Deps) (*Reflexion, error) {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	cfg.Keep = cmp.Or(cfg.Keep, DefaultKeep)
-	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, DefaultMaxHistory)
+	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, defaultMaxHistory)
 	cfg.ReflectMaxTokens = cmp.Or(cfg.ReflectMaxTokens, 200)
 	cfg.Actor = cfg.Actor.withDefaults()
 	r := &Reflexion{cfg: cfg, chat: deps.Chat}
 	if deps.Chat != nil {
 		r.actor = &actor{chat: deps.Chat, emb: deps.Embed, cfg: cfg.Actor, purpose: ReflexionName + ".act"}
+	} else if r.offline = deps.Offline.History; r.offline == nil {
+		return nil, fmt.Errorf("%w: %s: no model and no offline actor", ErrConfig, ReflexionName)
 	}
 	return r, nil
 }
@@ -136,7 +139,7 @@ func (r *Reflexion) add(task, text string) {
 
 // Start implements agent.Method.
 func (r *Reflexion) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
-	return &reflexionEpisode{historyEpisode: newHistoryEpisode(s, r.actor, r.cfg.MaxHistory, r.texts()), r: r}, nil
+	return &reflexionEpisode{historyEpisode: newHistoryEpisode(s, r.actor, r.offline, r.cfg.MaxHistory, r.texts()), r: r}, nil
 }
 
 type reflexionEpisode struct {
@@ -151,28 +154,45 @@ func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error 
 	}
 	var text string
 	if e.r.actor == nil {
-		text = offlineReflection(e.tr)
+		text = e.offline.Reflect()
 	} else {
-		hist, omitted := window(e.tr.steps, e.r.cfg.MaxHistory)
-		msgs, err := ReflectMessages(e.start.Task.Goal, describeOutcome(out), hist, omitted)
+		hist, omitted := window(e.steps, e.r.cfg.MaxHistory)
+		msgs, err := reflectMessages(e.start.Task.Goal, describeOutcome(out), hist, omitted)
 		if err != nil {
 			return err
 		}
-		resp, err := e.r.chat.Chat(ctx, llm.Request{Purpose: ReflexionName + ".reflect", Messages: msgs, MaxTokens: e.r.cfg.ReflectMaxTokens})
-		if err != nil {
+		req := llm.Request{Purpose: ReflexionName + ".reflect", Messages: msgs, MaxTokens: e.r.cfg.ReflectMaxTokens, Schema: ReflectionSchema}
+		_, err = replyfmt.Ask(ctx, e.r.chat, req, 0, llm.Skipped, func(a replyfmt.Answer) (repaired bool, err error) {
+			text, repaired, err = ParseReflectionAnswer(a)
+			return repaired, err
+		})
+		if errors.Is(err, replyfmt.ErrUnusable) {
+			// No usable reflection within the budget: none is stored.
+			text = ""
+		} else if err != nil {
 			return fmt.Errorf("reflect: %w", err)
 		}
-		if text, err = ParseReflection(resp.Text); err != nil {
-			llm.NoteUnusable(ctx, ReflexionName+".reflect", llm.Skipped)
-			return fmt.Errorf("reflect: %w", err)
-		}
-		_, repaired := replyfmt.Clean(resp.Text)
-		llm.NoteParsed(ctx, ReflexionName+".reflect", repaired)
 	}
 	if text != "" {
 		e.r.add(e.start.Task.ID, text)
 	}
 	return nil
+}
+
+// ParseReflectionAnswer reads a reflection: the JSON's "reflection" when
+// the server was asked for the schema and answered with it, else the text;
+// both as ParseReflection reads them.
+func ParseReflectionAnswer(a replyfmt.Answer) (string, bool, error) {
+	var v struct {
+		Reflection string `json:"reflection"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		s, err := ParseReflection(v.Reflection)
+		return s, false, err
+	}
+	s, err := ParseReflection(a.Text)
+	_, repaired := replyfmt.Clean(a.Text)
+	return s, repaired, err
 }
 
 // reflectionsFile is the file Save writes in a checkpoint directory.

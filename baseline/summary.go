@@ -3,10 +3,12 @@ package baseline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/summarize"
 	"github.com/samem/trainer/thought"
@@ -31,15 +33,18 @@ type SummaryConfig struct {
 // the summary and the current observation instead of the history. Nothing
 // carries over between episodes.
 //
-// Offline (Deps.Chat nil) the summary is summarize.Offline's state and the
-// actor thought.Offline. The offline thinker decides from the observation
-// text alone and does not read the state, so offline this baseline decides
+// Offline (Deps.Chat nil) the summary is Deps.Offline.Summarizer's state and
+// the actor Deps.Offline.Thinker: with SAMem's offline roles (package
+// baseline/offline's Roles) the thinker decides from the observation text
+// alone and does not read the state, so offline this baseline decides
 // exactly as NoMemory does with the same random source; it is there so that
 // the LLM runs have an offline counterpart in the same reports.
 type Summary struct {
 	cfg   SummaryConfig
 	chat  llm.Chatter
 	actor *actor // nil offline
+	sum   summarize.Summarizer
+	th    thought.Thinker
 }
 
 // NewSummary returns the iterative-summary baseline.
@@ -52,6 +57,8 @@ func NewSummary(cfg SummaryConfig, deps Deps) (*Summary, error) {
 	s := &Summary{cfg: cfg, chat: deps.Chat}
 	if deps.Chat != nil {
 		s.actor = &actor{chat: deps.Chat, emb: deps.Embed, cfg: cfg.Actor, purpose: SummaryName + ".act"}
+	} else if s.sum, s.th = deps.Offline.Summarizer, deps.Offline.Thinker; s.sum == nil || s.th == nil {
+		return nil, fmt.Errorf("%w: %s: no model and no offline summariser and thinker", ErrConfig, SummaryName)
 	}
 	return s, nil
 }
@@ -63,8 +70,8 @@ func (*Summary) Name() string { return SummaryName }
 func (m *Summary) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
 	e := &summaryEpisode{m: m, start: s}
 	if m.actor == nil {
-		e.sum = summarize.Offline{}.Begin(s.Task, s.Style)
-		e.th = thought.Offline{}.Begin(s.Task, s.Style, s.Rand)
+		e.sum = m.sum.Begin(s.Task, s.Style)
+		e.th = m.th.Begin(s.Task, s.Style, s.Rand)
 	}
 	return e, nil
 }
@@ -78,10 +85,10 @@ type summaryEpisode struct {
 	th      thought.Session
 }
 
-// SummaryMessages renders the summary update's prompt: the task, the summary
+// summaryMessages renders the summary update's prompt: the task, the summary
 // so far ("" at the start), the latest action ("" at the start) and the
 // observation it led to.
-func SummaryMessages(goal, summary, action, text string) ([]llm.Message, error) {
+func summaryMessages(goal, summary, action, text string) ([]llm.Message, error) {
 	sys, err := render("summary-system.tmpl", nil)
 	if err != nil {
 		return nil, err
@@ -103,20 +110,23 @@ func (e *summaryEpisode) update(ctx context.Context, obs envbridge.Observation) 
 		e.summary = s
 		return nil
 	}
-	msgs, err := SummaryMessages(e.start.Task.Goal, e.summary, e.last, obs.Text)
+	msgs, err := summaryMessages(e.start.Task.Goal, e.summary, e.last, obs.Text)
 	if err != nil {
 		return err
 	}
-	resp, err := e.m.chat.Chat(ctx, llm.Request{Purpose: SummaryName + ".update", Messages: msgs, MaxTokens: e.m.cfg.SummaryMaxTokens})
+	req := llm.Request{Purpose: SummaryName + ".update", Messages: msgs, MaxTokens: e.m.cfg.SummaryMaxTokens, Schema: summarize.Schema}
+	var s string
+	_, err = replyfmt.Ask(ctx, e.m.chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (repaired bool, err error) {
+		s, repaired, err = summarize.ParseAnswer(a)
+		return repaired, err
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		// No usable summary within the budget: the summary so far stays.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("summary update: %w", err)
 	}
-	s, repaired, err := summarize.ParseReplyRepaired(resp.Text)
-	if err != nil {
-		llm.NoteUnusable(ctx, SummaryName+".update", llm.Skipped)
-		return fmt.Errorf("summary update: %w", err)
-	}
-	llm.NoteParsed(ctx, SummaryName+".update", repaired)
 	e.summary = s
 	return nil
 }
@@ -129,7 +139,7 @@ func (e *summaryEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 	var d thought.Decision
 	var err error
 	if e.m.actor != nil {
-		d, err = e.m.actor.decide(ctx, e.start.Style, View{
+		d, err = e.m.actor.decide(ctx, e.start.Style, actorView{
 			Goal: e.start.Task.Goal, Summary: e.summary,
 			Current: Step{Action: e.last, Text: obs.Text}, Admissible: obs.Admissible,
 		})

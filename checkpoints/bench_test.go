@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// benchSizes are the memory sizes benchmarked: issue 10's target is the
+// benchSizes are the memory sizes benchmarked: the target is the
 // last (1,000,000 Q entries, 10,000 state and 10,000 thought clusters of
 // dimension 1024: save <= 2 s, load <= 1.5 s, peak memory < 1 GiB).
 var benchSizes = []struct{ entries, clusters, dim int }{

@@ -16,7 +16,7 @@ import (
 // parquet.Value per field and per list element; on 10,000 + 10,000
 // clusters of dimension 1024 (20 million floats) plus a 1,000,000-row
 // Q-table that took 2.8 s of a 4 s load (pprof: Schema.Reconstruct,
-// reconstructFuncOfRepeated, growslice, GC), against issue 10's 1.5 s.
+// reconstructFuncOfRepeated, growslice, GC), against a target of 1.5 s.
 // Decoding each column's pages straight into typed slices, and every
 // embedding into one shared backing array, avoids it. Pages in an
 // encoding this package does not write (dictionary-encoded numbers, as

@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// Derived files: SAMem's cluster indexes (issue 18), which a load can
+// Derived files: SAMem's cluster indexes, which a load can
 // always rebuild from StatesFile and ThoughtsFile. They are written in the
 // format of cluster.Image (its own magic, version and CRC-32C) and listed
 // with their SHA-256 in the manifest like every file, but a damaged, foreign

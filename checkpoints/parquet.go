@@ -233,14 +233,6 @@ func readFileWith[T any](ctx context.Context, path string,
 // count, which a damaged file may overstate.
 const maxPrealloc = 1 << 20
 
-func readParquet[T any](ctx context.Context, r io.ReaderAt, size int64) ([]T, error) {
-	pf, err := openParquet[T](r, size)
-	if err != nil {
-		return nil, err
-	}
-	return readRows[T](ctx, pf)
-}
-
 // openParquet opens a Parquet file whose columns must be T's, checking
 // what parquet-go does not before trusting the footer.
 func openParquet[T any](r io.ReaderAt, size int64) (*parquet.File, error) {

@@ -306,7 +306,7 @@ func checkReaders(t *testing.T, qp, cp string, st SAMemState) {
 }
 
 // TestWriteDeterministic: the same rows give byte-identical files, so two
-// identical runs write identical Q-tables (issue 4).
+// identical runs write identical Q-tables.
 func TestWriteDeterministic(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -8,7 +8,8 @@ import (
 
 // BenchmarkSAMem times SaveSAMem and LoadSAMem of memories sized by n
 // Q-table entries (n/100 states and as many thoughts, 100 entries per state,
-// 1024-dimensional embeddings). Issue 10's target is n = 1,000,000: saved in
+// 1024-dimensional embeddings). The target (docs/PERFORMANCE.md) is n =
+// 1,000,000: saved in
 // at most 2 s, loaded in at most 1.5 s; go run ./cmd/bench -only checkpoint
 // measures that size with its peak memory, this benchmark the scaling:
 //

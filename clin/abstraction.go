@@ -45,7 +45,7 @@ type Abstraction struct {
 // Key identifies an abstraction regardless of modifier and provenance, for
 // merging evidence across memories.
 func (a Abstraction) Key() string {
-	return string(a.Kind) + "|" + normPhrase(a.X) + "|" + normPhrase(a.Y)
+	return string(a.Kind) + "|" + NormPhrase(a.X) + "|" + NormPhrase(a.Y)
 }
 
 // String renders the abstraction in the paper's template (Fig. 3, Fig. 7):
@@ -79,33 +79,10 @@ func (a Abstraction) String() string {
 	return fmt.Sprintf("%s %s to %s.", a.X, rel, a.Y)
 }
 
-// weight is how strongly the offline controller trusts an item: "should"
-// (low uncertainty) 2, a plain statement 1.5, "may" 1.
-func (a Abstraction) weight() float64 {
-	switch a.Modifier {
-	case ModShould:
-		return 2
-	case ModMay:
-		return 1
-	default:
-		return 1.5
-	}
-}
-
-// normPhrase lower-cases and collapses white space, and drops a leading
-// article-free "the"-insensitive trailing period, so that phrases from
-// different generators compare equal.
-func normPhrase(s string) string {
+// NormPhrase lower-cases, collapses white space and drops trailing
+// punctuation, so that phrases from different generators compare equal.
+func NormPhrase(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimRight(s, ".;:,!")
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// FormatList renders items as the paper's numbered list ("1. X ... to Y.").
-func FormatList(items []Abstraction) string {
-	var b strings.Builder
-	for i, a := range items {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, a)
-	}
-	return b.String()
 }

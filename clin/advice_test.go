@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
@@ -77,15 +78,15 @@ func FuzzParseAdvice(f *testing.F) {
 
 func TestAdvicePromptsGolden(t *testing.T) {
 	a, err := AdaptMessages(AdaptInput{
-		Task: heatApple, Trial: 1, Trace: goldenTrace, Reward: 0, Advice: true,
+		Task: fakeworld.HeatApple, Trial: 1, Trace: goldenTrace, Reward: 0, Advice: true,
 		Previous: []Memory{{Trial: 0, Items: ParseAdvice(fig13Reply)}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "adapt_advice", a)
-	m, err := MetaMessages(MetaInput{Task: heatEgg, Style: envbridge.StyleHousehold, Advice: true, Archive: []Archived{
-		{Task: heatApple, Reward: 1, Items: ParseAdvice(fig13Reply)},
+	m, err := MetaMessages(MetaInput{Task: fakeworld.HeatEgg, Style: envbridge.StyleHousehold, Advice: true, Archive: []Archived{
+		{Task: fakeworld.HeatApple, Reward: 1, Items: ParseAdvice(fig13Reply)},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -97,67 +98,6 @@ func TestAdvicePromptsGolden(t *testing.T) {
 			t.Errorf("advice prompt still asks for causal abstractions:\n%s", p)
 		}
 	}
-}
-
-// TestAdviceMemoryOffline: with Config.Advice the offline generator's
-// memory is advice, never a causal abstraction ("X may be necessary to
-// Y"), on the household world; it is saved and loaded as it is, and the
-// meta-memory of a held-out task is advice too.
-func TestAdviceMemoryOffline(t *testing.T) {
-	suite, train, unseen := householdSplits(t, 1, 12)
-	m, err := New(Config{Advice: true}, Deps{Embed: newOffline(t).emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: train, Iterations: 2, Workers: 1, Seed: 1, Dir: t.TempDir()}); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, task := range train {
-		for _, a := range m.Memory(task.ID) {
-			n++
-			if a.Kind != Advice {
-				t.Errorf("%s: memory item %q is %s, want advice", task.ID, a, a.Kind)
-			}
-			if b, ok := ParseAbstraction(a.String()); ok {
-				t.Errorf("%s: advice %q reads as a causal abstraction %+v", task.ID, a, b)
-			}
-		}
-	}
-	if n == 0 {
-		t.Fatal("no advice in memory after training")
-	}
-	dir := t.TempDir()
-	if err := m.Save(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	back, err := New(Config{Advice: true}, Deps{Embed: m.emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := back.Load(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, task := range train {
-		if got, want := back.Memory(task.ID), m.Memory(task.ID); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s after save and load: %+v, want %+v", task.ID, got, want)
-		}
-	}
-	ep, err := m.Start(ctx, agent.Start{Task: unseen[0], Mode: agent.Eval, Style: suite.Style(), Rand: rand.New(rand.NewPCG(1, 1))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta := ep.(*episode).memory
-	if len(meta) == 0 {
-		t.Fatalf("held-out %s (%s) starts with no advice", unseen[0].ID, unseen[0].Type)
-	}
-	for _, a := range meta {
-		if a.Kind != Advice || a.Modifier != ModNone {
-			t.Errorf("meta-memory item %+v, want advice without modifier", a)
-		}
-	}
-	t.Logf("%d advice items after training; held-out %s starts from %d, e.g. %q", n, unseen[0].ID, len(meta), meta[0])
 }
 
 // TestAdviceLLMPath: through the OpenAI protocol, the memory generator of
@@ -176,10 +116,10 @@ func TestAdviceLLMPath(t *testing.T) {
 			return llmtest.Reply{Text: adaptReply} // must not be asked
 		case strings.Contains(c.Chat.System(), "AI agent helping execute"):
 			step := strings.Count(p, "\nAction: ")
-			if step >= len(heatApplePlan) {
-				step = len(heatApplePlan) - 1
+			if step >= len(fakeworld.HeatApplePlan) {
+				step = len(fakeworld.HeatApplePlan) - 1
 			}
-			return llmtest.Reply{Text: "I used learning id(s): $$$ Follow the plan. ### " + heatApplePlan[step]}
+			return llmtest.Reply{Text: "I used learning id(s): $$$ Follow the plan. ### " + fakeworld.HeatApplePlan[step]}
 		}
 		return llmtest.Reply{Text: "1"}
 	})
@@ -196,14 +136,14 @@ func TestAdviceLLMPath(t *testing.T) {
 	}
 	meter := llm.NewMeter(nil)
 	ctx := llm.WithMeter(context.Background(), meter)
-	if _, err := runner.Run(ctx, &fakeWorld{}, m, agent.Start{Task: heatApple, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(1, 2))}); err != nil {
+	if _, err := runner.Run(ctx, &fakeworld.World{}, m, agent.Start{Task: fakeworld.HeatApple, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(1, 2))}); err != nil {
 		t.Fatal(err)
 	}
 	want := ParseAdvice(fig13Reply)
 	for i := range want {
 		want[i].Trial, want[i].Reward = 0, 1
 	}
-	if got := m.Memory(heatApple.ID); !reflect.DeepEqual(got, want) {
+	if got := m.Memory(fakeworld.HeatApple.ID); !reflect.DeepEqual(got, want) {
 		t.Errorf("memory = %+v, want the model's advice %+v", got, want)
 	}
 	r := meter.Report()

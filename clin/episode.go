@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/thought"
 )
 
 // episode is one trial of CLIN.
@@ -61,38 +61,26 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 }
 
 // execute is the executor: a candidate action is matched onto the
-// admissible list (exact, else the most similar by embedding at >= 0.9);
-// an offline goal phrase is realised by an admissible action with that phrase.
+// admissible list (exact, else the most similar by embedding at >= 0.9); a
+// goal without an action is realised by one of the proposal's Actions, or
+// taken as the action where the world lists none.
 func (e *episode) execute(ctx context.Context, p Proposal, in ControllerInput) (string, bool, error) {
 	if p.Action == "" && p.Goal == "" {
 		return "", false, nil
 	}
 	if p.Action == "" {
-		tr := replay(in.Task.Goal, in.Trace)
 		if in.Obs.Admissible == nil {
 			return p.Goal, true, nil
 		}
-		var fresh, all []string
-		for _, a := range in.Obs.Admissible {
-			if tr.phrase(a) == normPhrase(p.Goal) {
-				all = append(all, a)
-				if tr.tried[normPhrase(a)] == 0 {
-					fresh = append(fresh, a)
-				}
-			}
-		}
-		if len(fresh) > 0 {
-			all = fresh
-		}
-		if len(all) > 0 {
-			return all[e.intn(len(all))], true, nil
+		if len(p.Actions) > 0 {
+			return p.Actions[e.intn(len(p.Actions))], true, nil
 		}
 	}
 	cand := p.Action
 	if cand == "" {
 		cand = p.Goal
 	}
-	match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, cand, in.Obs.Admissible)
+	match, _, ok, err := actions.MatchAdmissible(ctx, e.m.emb, cand, in.Obs.Admissible)
 	return match, ok, err
 }
 

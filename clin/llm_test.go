@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
@@ -54,7 +55,7 @@ var goldenTrace = []Step{
 
 func TestPromptsGolden(t *testing.T) {
 	c, err := ControllerMessages(ControllerInput{
-		Task: heatApple, Style: envbridge.StyleHousehold, Memory: goldenMemory, Trace: goldenTrace,
+		Task: fakeworld.HeatApple, Style: envbridge.StyleHousehold, Memory: goldenMemory, Trace: goldenTrace,
 		Obs:      envbridge.Observation{Text: goldenTrace[1].Observation, Admissible: []string{"take apple 1 from cabinet 2", "close cabinet 2", "inventory"}},
 		Rejected: []string{"grab the apple"},
 	})
@@ -68,26 +69,20 @@ func TestPromptsGolden(t *testing.T) {
 	}
 	golden(t, "controller_fiction", free)
 	a, err := AdaptMessages(AdaptInput{
-		Task: heatApple, Trial: 1, Trace: goldenTrace, Reward: 0,
+		Task: fakeworld.HeatApple, Trial: 1, Trace: goldenTrace, Reward: 0,
 		Previous: []Memory{{Trial: -1}, {Trial: 0, Reward: 0, Items: goldenMemory}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "adapt", a)
-	m, err := MetaMessages(MetaInput{Task: heatEgg, Style: envbridge.StyleHousehold, Archive: []Archived{
-		{Task: heatApple, Reward: 1, Items: goldenMemory}, {Task: heatMug, Reward: 0},
+	m, err := MetaMessages(MetaInput{Task: fakeworld.HeatEgg, Style: envbridge.StyleHousehold, Archive: []Archived{
+		{Task: fakeworld.HeatApple, Reward: 1, Items: goldenMemory}, {Task: fakeworld.HeatMug, Reward: 0},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "meta", m)
-}
-
-// heatApplePlan solves heatApple in the fake world.
-var heatApplePlan = []string{
-	"go to cabinet 2", "open cabinet 2", "take apple 1 from cabinet 2", "go to microwave 1",
-	"heat apple 1 with microwave 1", "go to countertop 1", "put apple 1 in/on countertop 1",
 }
 
 const (
@@ -119,10 +114,10 @@ func TestLLMPath(t *testing.T) {
 			if step == 0 && !strings.Contains(p, "FEEDBACK:") {
 				return llmtest.Reply{Text: "I used learning id(s): $$$ I will improvise. ### fly to the moon"}
 			}
-			if step >= len(heatApplePlan) {
+			if step >= len(fakeworld.HeatApplePlan) {
 				return llmtest.Reply{Text: "I used learning id(s): $$$ done ### look"}
 			}
-			return llmtest.Reply{Text: "I used learning id(s): 1 $$$ Follow the plan. ### " + heatApplePlan[step]}
+			return llmtest.Reply{Text: "I used learning id(s): 1 $$$ Follow the plan. ### " + fakeworld.HeatApplePlan[step]}
 		}
 		return llmtest.Reply{Text: "unexpected prompt"}
 	})
@@ -138,41 +133,41 @@ func TestLLMPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	ep, err := runner.Run(ctx, &fakeWorld{}, m, agent.Start{Task: heatApple, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(1, 2))})
+	ep, err := runner.Run(ctx, &fakeworld.World{}, m, agent.Start{Task: fakeworld.HeatApple, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ep.Outcome.Won || ep.Outcome.Steps != len(heatApplePlan) {
-		t.Fatalf("outcome %+v, want won in %d steps", ep.Outcome, len(heatApplePlan))
+	if !ep.Outcome.Won || ep.Outcome.Steps != len(fakeworld.HeatApplePlan) {
+		t.Fatalf("outcome %+v, want won in %d steps", ep.Outcome, len(fakeworld.HeatApplePlan))
 	}
-	if got := ep.Transitions[0].Decision.Action; got != heatApplePlan[0] {
-		t.Errorf("first action %q after retry, want %q", got, heatApplePlan[0])
+	if got := ep.Transitions[0].Decision.Action; got != fakeworld.HeatApplePlan[0] {
+		t.Errorf("first action %q after retry, want %q", got, fakeworld.HeatApplePlan[0])
 	}
 	want := ParseMemory(adaptReply)
 	for i := range want {
 		want[i].Trial, want[i].Reward = 0, 1
 	}
-	if got := m.Memory(heatApple.ID); !reflect.DeepEqual(got, want) {
+	if got := m.Memory(fakeworld.HeatApple.ID); !reflect.DeepEqual(got, want) {
 		t.Errorf("memory after trial 0 = %+v, want %+v", got, want)
 	}
 
 	// A new training task of the same type starts with an empty memory
 	// (ADAPT, seed 004 Sec. 5A); a held-out task in evaluation starts from a
 	// meta-memory of the trained ones (GEN-ENV, Eq. 3).
-	first, err := m.Start(ctx, agent.Start{Task: heatMug, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))})
+	first, err := m.Start(ctx, agent.Start{Task: fakeworld.HeatMug, Mode: agent.Train, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mem := first.(*episode).memory; len(mem) != 0 {
-		t.Errorf("first training trial of %s starts from %d items, want an empty memory", heatMug.ID, len(mem))
+		t.Errorf("first training trial of %s starts from %d items, want an empty memory", fakeworld.HeatMug.ID, len(mem))
 	}
-	held, err := m.Start(ctx, agent.Start{Task: heatEgg, Mode: agent.Eval, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))})
+	held, err := m.Start(ctx, agent.Start{Task: fakeworld.HeatEgg, Mode: agent.Eval, Style: envbridge.StyleHousehold, Rand: rand.New(rand.NewPCG(3, 4))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	meta := held.(*episode).memory
 	if len(meta) != 2 || meta[0].Trial != -1 || meta[0].Reward != 1 || meta[0].Modifier != ModShould {
-		t.Errorf("meta-memory of %s = %+v, want the 2 parsed items with trial -1, reward 1", heatEgg.ID, meta)
+		t.Errorf("meta-memory of %s = %+v, want the 2 parsed items with trial -1, reward 1", fakeworld.HeatEgg.ID, meta)
 	}
 	var sawFeedback, sawNewTask bool
 	for _, c := range srv.Calls() {
@@ -181,7 +176,7 @@ func TestLLMPath(t *testing.T) {
 		}
 		p := c.Chat.Prompt()
 		sawFeedback = sawFeedback || strings.Contains(p, `FEEDBACK: The action "fly to the moon" is not executable`)
-		sawNewTask = sawNewTask || strings.Contains(p, "NEW TASK: "+heatEgg.Goal)
+		sawNewTask = sawNewTask || strings.Contains(p, "NEW TASK: "+fakeworld.HeatEgg.Goal)
 	}
 	if !sawFeedback || !sawNewTask {
 		t.Errorf("retry feedback seen %v, meta prompt for the new task seen %v; want both", sawFeedback, sawNewTask)

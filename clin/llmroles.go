@@ -3,17 +3,37 @@ package clin
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
+
+// The JSON schemas of CLIN's structured answers, beside its prompts.
+var (
+	// ControllerSchema: the learnings used, the rationale and the action.
+	ControllerSchema = replyfmt.LoadSchema(promptFS, "prompts/controller.schema.json", "clin_controller")
+	// LearningsSchema: the memory generator's causal abstractions.
+	LearningsSchema = replyfmt.LoadSchema(promptFS, "prompts/learnings.schema.json", "clin_learnings")
+	// AdviceSchema: the free-form-advice ablation's hints.
+	AdviceSchema = replyfmt.LoadSchema(promptFS, "prompts/advice.schema.json", "clin_advice")
+	// SelectSchema: the numbers of the learnings relevant to the task.
+	SelectSchema = replyfmt.LoadSchema(promptFS, "prompts/select.schema.json", "clin_select")
+)
+
+// errNoAction and errNoItems make a reply unusable (internal/reply asks
+// again, then the role falls back).
+var (
+	errNoAction = errors.New("reply has no action")
+	errNoItems  = errors.New("reply has no item")
+)
 
 var prompts = template.Must(template.New("clin").Funcs(template.FuncMap{
 	"inc": func(i int) int { return i + 1 },
@@ -83,24 +103,33 @@ type LLMController struct {
 	Temperature float64
 }
 
-// Next implements Controller. A reply without an action is not an error: the
-// proposal is empty and the executor asks again with feedback.
+// Next implements Controller. A reply without an action (or cut off, or
+// empty once its reasoning is out) is asked again within internal/reply's
+// budget; after that it is not an error: the proposal is empty and the
+// executor asks again with feedback.
 func (c *LLMController) Next(ctx context.Context, in ControllerInput) (Proposal, error) {
 	msgs, err := ControllerMessages(in)
 	if err != nil {
 		return Proposal{}, err
 	}
-	resp, err := c.Chat.Chat(ctx, llm.Request{Purpose: PurposeController, Messages: msgs, Temperature: c.Temperature, MaxTokens: 256})
+	// With an admissible list the action is one of it by construction where
+	// the server enforces the schema.
+	schema := replyfmt.WithChoices(ControllerSchema, "action", in.Obs.Admissible)
+	req := llm.Request{Purpose: PurposeController, Messages: msgs, Temperature: c.Temperature, MaxTokens: 256, Schema: schema}
+	var r Reply
+	_, err = replyfmt.Ask(ctx, c.Chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
+		var ok, repaired bool
+		if r, repaired, ok = ParseAnswer(a); !ok {
+			return repaired, errNoAction
+		}
+		return repaired, nil
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		return Proposal{}, nil
+	}
 	if err != nil {
 		return Proposal{}, fmt.Errorf("controller: %w", err)
 	}
-	r, ok := ParseReply(resp.Text)
-	if !ok {
-		llm.NoteUnusable(ctx, PurposeController, llm.FellBack)
-		return Proposal{}, nil
-	}
-	_, repaired := replyfmt.Clean(resp.Text)
-	llm.NoteParsed(ctx, PurposeController, repaired)
 	var used []int
 	for _, id := range r.Used {
 		if id <= len(in.Memory) {
@@ -193,6 +222,94 @@ type LLMGenerator struct {
 	MaxTokens   int
 }
 
+// ParseAnswer reads a controller answer: the JSON of ControllerSchema when
+// the server was asked for it and answered with it, else the text
+// (ParseReply; repaired when the normaliser had to undo decoration). ok is
+// false when no action can be read.
+func ParseAnswer(a replyfmt.Answer) (r Reply, repaired, ok bool) {
+	var v struct {
+		Used      []int  `json:"used_learning_ids"`
+		Rationale string `json:"rationale"`
+		Action    string `json:"action"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		r.Action, repaired = replyfmt.Unquote(firstLineOf(v.Action))
+		r.Rationale = strings.TrimSpace(v.Rationale)
+		for _, id := range v.Used {
+			if id > 0 && id < 1000 {
+				r.Used = append(r.Used, id)
+			}
+		}
+		return r, repaired, r.Action != ""
+	}
+	r, ok = ParseReply(a.Text)
+	_, repaired = replyfmt.Clean(a.Text)
+	return r, repaired, ok
+}
+
+func firstLineOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// generate asks a memory generator's question and reads its items (free
+// advice with advice); a reply with no item is asked again within
+// internal/reply's budget, and after that gives none (nothing is stored:
+// skipped). Only a failed call is an error.
+func (g *LLMGenerator) generate(ctx context.Context, purpose string, msgs []llm.Message, advice bool) ([]Abstraction, error) {
+	schema := LearningsSchema
+	if advice {
+		schema = AdviceSchema
+	}
+	req := llm.Request{Purpose: purpose, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens, Schema: schema}
+	var items []Abstraction
+	_, err := replyfmt.Ask(ctx, g.Chat, req, 0, llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+		var repaired bool
+		items, repaired = ParseItems(a, advice)
+		if len(items) == 0 {
+			return repaired, errNoItems
+		}
+		return repaired, nil
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		return nil, nil
+	}
+	return items, err
+}
+
+// ParseItems reads a memory generator's answer: each item of the JSON's
+// "learnings" (or "advice") when the server was asked for the schema and
+// answered with it, else the text's list (ParseMemory, ParseAdvice);
+// repaired when the normaliser had to undo decoration.
+func ParseItems(a replyfmt.Answer, advice bool) (items []Abstraction, repaired bool) {
+	var v struct {
+		Learnings []string `json:"learnings"`
+		Advice    []string `json:"advice"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		list := v.Learnings
+		if advice {
+			list = v.Advice
+		}
+		for _, s := range list {
+			if advice {
+				items = append(items, ParseAdvice(s)...)
+			} else if it, ok := ParseAbstraction(s); ok {
+				items = append(items, it)
+			}
+		}
+		return items, false
+	}
+	_, repaired = replyfmt.Clean(a.Text)
+	if advice {
+		return ParseAdvice(a.Text), repaired
+	}
+	return ParseMemory(a.Text), repaired
+}
+
 // Adapt implements Generator (Eq. 2). Every parsed item carries the trial and
 // its reward. With in.Advice the reply is read as free-form advice.
 func (g *LLMGenerator) Adapt(ctx context.Context, in AdaptInput) ([]Abstraction, error) {
@@ -200,16 +317,14 @@ func (g *LLMGenerator) Adapt(ctx context.Context, in AdaptInput) ([]Abstraction,
 	if err != nil {
 		return nil, err
 	}
-	purpose, parse := PurposeAdapt, ParseMemory
+	purpose := PurposeAdapt
 	if in.Advice {
-		purpose, parse = PurposeAdvice, ParseAdvice
+		purpose = PurposeAdvice
 	}
-	resp, err := g.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens})
+	items, err := g.generate(ctx, purpose, msgs, in.Advice)
 	if err != nil {
 		return nil, fmt.Errorf("memory generator: %w", err)
 	}
-	items := parse(resp.Text)
-	noteMemory(ctx, purpose, resp.Text, len(items))
 	for i := range items {
 		items[i].Trial, items[i].Reward = in.Trial, in.Reward
 	}
@@ -223,14 +338,14 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 	if err != nil {
 		return nil, err
 	}
-	purpose, parse := PurposeMeta, ParseMemory
+	purpose := PurposeMeta
 	switch {
 	case in.Advice:
-		purpose, parse = PurposeMetaAdvice, ParseAdvice
+		purpose = PurposeMetaAdvice
 	case in.GenTask:
 		purpose = PurposeMetaTask
 	}
-	resp, err := g.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: msgs, Temperature: g.Temperature, MaxTokens: g.MaxTokens})
+	items, err := g.generate(ctx, purpose, msgs, in.Advice)
 	if err != nil {
 		return nil, fmt.Errorf("meta-memory generator: %w", err)
 	}
@@ -241,17 +356,8 @@ func (g *LLMGenerator) Meta(ctx context.Context, in MetaInput) ([]Abstraction, e
 	if len(in.Archive) > 0 {
 		mean /= float64(len(in.Archive))
 	}
-	items := parse(resp.Text)
-	noteMemory(ctx, purpose, resp.Text, len(items))
 	for i := range items {
 		items[i].Trial, items[i].Reward = -1, mean
 	}
 	return items, nil
-}
-
-// noteMemory counts a memory generator's or the selection's reply (issue
-// 19): unusable when no item could be read from it (nothing is stored or
-// shown: skipped).
-func noteMemory(ctx context.Context, purpose, reply string, found int) {
-	replyfmt.Note(ctx, purpose, reply, found > 0, llm.Skipped)
 }

@@ -108,11 +108,11 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultTopK      = 20
-	DefaultArchive   = 10
-	DefaultWindow    = 3
-	DefaultRetries   = 5
-	DefaultMaxTokens = 1024
+	defaultTopK      = 20
+	defaultArchive   = 10
+	defaultWindow    = 3
+	defaultRetries   = 5
+	defaultMaxTokens = 1024
 	DefaultTrials    = 5
 )
 
@@ -122,19 +122,19 @@ func (c Config) Resolved() Config { return c.withDefaults() }
 
 func (c Config) withDefaults() Config {
 	if c.TopK <= 0 {
-		c.TopK = DefaultTopK
+		c.TopK = defaultTopK
 	}
 	if c.Archive <= 0 {
-		c.Archive = DefaultArchive
+		c.Archive = defaultArchive
 	}
 	if c.Window <= 0 {
-		c.Window = DefaultWindow
+		c.Window = defaultWindow
 	}
 	if c.Retries <= 0 {
-		c.Retries = DefaultRetries
+		c.Retries = defaultRetries
 	}
 	if c.MaxTokens <= 0 {
-		c.MaxTokens = DefaultMaxTokens
+		c.MaxTokens = defaultMaxTokens
 	}
 	if c.Trials <= 0 {
 		c.Trials = DefaultTrials
@@ -147,15 +147,24 @@ func (c Config) withDefaults() Config {
 
 // Deps are the models CLIN's roles run on.
 type Deps struct {
-	// Chat runs the controller and the memory generator; nil selects the
-	// offline roles (OfflineController, OfflineGenerator).
+	// Chat runs the controller, the memory generator and the selector; nil
+	// selects Controller and Generator.
 	Chat llm.Chatter
 	// Embed selects memory items and matches actions; required.
 	Embed llm.Embedder
+	// Controller and Generator are the roles without a model (package
+	// clin/offline's rules), used when Chat is nil; memory items are then
+	// selected by embedding.
+	Controller Controller
+	Generator  Generator
 }
 
 // ErrNoEmbedder is returned by New when Deps.Embed is nil.
 var ErrNoEmbedder = errors.New("clin: an embedder is required")
+
+// ErrNoRoles is returned by New when Deps has neither a model nor the
+// roles that run without one.
+var ErrNoRoles = errors.New("clin: no model and no offline controller and generator")
 
 // Method is CLIN as an agent.Method. It is safe for concurrent use; its
 // memory is guarded by one lock.
@@ -210,8 +219,8 @@ func (tm *taskMemory) best() (Memory, bool) {
 	return b, true
 }
 
-// New builds CLIN with the LLM-backed roles when deps.Chat is set and the
-// offline roles otherwise.
+// New builds CLIN with the LLM-backed roles when deps.Chat is set and
+// deps.Controller and deps.Generator otherwise.
 func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Embed == nil {
 		return nil, ErrNoEmbedder
@@ -224,7 +233,10 @@ func New(cfg Config, deps Deps) (*Method, error) {
 		m.sel = &LLMSelector{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.model = "llm"
 	} else {
-		m.ctrl, m.gen, m.model = OfflineController{}, OfflineGenerator{}, "offline"
+		if deps.Controller == nil || deps.Generator == nil {
+			return nil, ErrNoRoles
+		}
+		m.ctrl, m.gen, m.model = deps.Controller, deps.Generator, "offline"
 	}
 	return m, nil
 }

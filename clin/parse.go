@@ -1,12 +1,13 @@
 package clin
 
 import (
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	replyfmt "github.com/samem/trainer/internal/reply"
 )
 
 // relation finds the relation of a causal abstraction in a line, in any of the
@@ -89,6 +90,7 @@ func cleanSide(s string) string {
 // list of Fig. 7-9), one per line, also when several numbered items share a
 // line. Lines without a relation (preambles, headings) are skipped.
 func ParseMemory(text string) []Abstraction {
+	text, _, _ = replyfmt.Strip(text) // reasoning is never a learning
 	var out []Abstraction
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r", "\n"), "\n") {
 		for _, part := range splitInline(line) {

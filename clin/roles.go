@@ -24,7 +24,11 @@ type Step struct {
 type Proposal struct {
 	Goal   string
 	Action string
-	Used   []int // 1-based ids of the shown memory items used; empty when none
+	// Actions, when there is no Action, are the admissible actions that
+	// realise Goal now (a controller without a model names goals, not
+	// actions); the executor takes one at random.
+	Actions []string
+	Used    []int // 1-based ids of the shown memory items used; empty when none
 }
 
 // ControllerInput is what the controller sees at one step (Sec. 3.3): the

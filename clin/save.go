@@ -13,12 +13,12 @@ import (
 
 // Files written by Save, readable by any Parquet tool.
 const (
-	TrialsFile = "clin_trials.parquet" // one row per memory (meta-memory or after a trial)
+	trialsFile = "clin_trials.parquet" // one row per memory (meta-memory or after a trial)
 	ItemsFile  = "clin_items.parquet"  // one row per abstraction of those memories
 )
 
-// FormatVersion is the version of CLIN's checkpoint rows.
-const FormatVersion = 1
+// formatVersion is the version of CLIN's checkpoint rows.
+const formatVersion = 1
 
 // ErrFormat is returned by Load for a checkpoint with an unknown version or
 // rows that do not fit together (an item of a memory that is not listed).
@@ -67,7 +67,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	var items []ItemRow
 	addMem := func(t envbridge.Task, trial int, reward float64, mem []Abstraction) {
 		trials = append(trials, TrialRow{
-			Version: FormatVersion, TaskID: t.ID, TaskType: t.Type, Goal: t.Goal, Split: t.Split,
+			Version: formatVersion, TaskID: t.ID, TaskType: t.Type, Goal: t.Goal, Split: t.Split,
 			Seed: t.Seed, MaxSteps: int32(t.MaxSteps), OracleSteps: int32(t.OracleSteps),
 			Trial: int32(trial), Reward: reward, Items: int32(len(mem)),
 		})
@@ -88,7 +88,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 		}
 	}
 	m.mu.Unlock()
-	if err := checkpoints.WriteFile(ctx, filepath.Join(dir, TrialsFile), trials, checkpoints.WriteOptions{}); err != nil {
+	if err := checkpoints.WriteFile(ctx, filepath.Join(dir, trialsFile), trials, checkpoints.WriteOptions{}); err != nil {
 		return fmt.Errorf("clin: save: %w", err)
 	}
 	if err := checkpoints.WriteFile(ctx, filepath.Join(dir, ItemsFile), items, checkpoints.WriteOptions{}); err != nil {
@@ -100,7 +100,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 // Load implements agent.Saver. It replaces the memory only when the whole
 // checkpoint reads and checks.
 func (m *Method) Load(ctx context.Context, dir string) error {
-	trials, err := checkpoints.ReadFile[TrialRow](ctx, filepath.Join(dir, TrialsFile))
+	trials, err := checkpoints.ReadFile[TrialRow](ctx, filepath.Join(dir, trialsFile))
 	if err != nil {
 		return fmt.Errorf("clin: load: %w", err)
 	}
@@ -132,8 +132,8 @@ func decode(trials []TrialRow, items []ItemRow) (map[string]*taskMemory, error) 
 	tasks := map[string]*taskMemory{}
 	used := 0
 	for _, r := range trials {
-		if r.Version != FormatVersion {
-			return nil, fmt.Errorf("%w: version %d, want %d", ErrFormat, r.Version, FormatVersion)
+		if r.Version != formatVersion {
+			return nil, fmt.Errorf("%w: version %d, want %d", ErrFormat, r.Version, formatVersion)
 		}
 		rows := byMem[memKey{r.TaskID, r.Trial}]
 		if len(rows) != int(r.Items) {

@@ -2,11 +2,13 @@ package clin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -40,6 +42,7 @@ var reItemNumber = regexp.MustCompile(`\d+`)
 // in 1..n, first mention kept, returned as 0-based indices in the order
 // given. "none" or a reply with no number selects nothing.
 func ParseSelection(reply string, n int) []int {
+	reply, _, _ = replyfmt.Strip(reply) // never numbers from the reasoning
 	var out []int
 	seen := map[int]bool{}
 	for _, s := range reItemNumber.FindAllString(reply, -1) {
@@ -65,15 +68,49 @@ func (s *LLMSelector) Select(ctx context.Context, task envbridge.Task, items []A
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.Chat.Chat(ctx, llm.Request{Purpose: PurposeSelect, Messages: msgs, Temperature: s.Temperature})
+	req := llm.Request{Purpose: PurposeSelect, Messages: msgs, Temperature: s.Temperature, Schema: SelectSchema}
+	var sel []int
+	_, err = replyfmt.Ask(ctx, s.Chat, req, 0, llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+		var ok, repaired bool
+		sel, repaired, ok = ParseSelectAnswer(a, len(items))
+		if !ok {
+			return repaired, errNoItems
+		}
+		return repaired, nil
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		// The controller sees no memory this trial (skipped).
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PurposeSelect, err)
 	}
-	sel := ParseSelection(r.Text, len(items))
-	// A reply that names no item is unusable: the controller then sees no
-	// memory this trial (skipped). Issue 19's account.
-	noteMemory(ctx, PurposeSelect, r.Text, len(sel))
 	return sel, nil
+}
+
+var reNone = regexp.MustCompile(`(?i)\bnone\b`)
+
+// ParseSelectAnswer reads a selection answer: the JSON's "learning_ids"
+// when the server was asked for the schema and answered with it (an empty
+// list selects nothing), else the text (ParseSelection). ok is false for a
+// text that names no item and does not say "none".
+func ParseSelectAnswer(a replyfmt.Answer, n int) (sel []int, repaired, ok bool) {
+	var v struct {
+		IDs []int `json:"learning_ids"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		seen := map[int]bool{}
+		for _, id := range v.IDs {
+			if id >= 1 && id <= n && !seen[id] {
+				seen[id] = true
+				sel = append(sel, id-1)
+			}
+		}
+		return sel, false, true
+	}
+	sel = ParseSelection(a.Text, n)
+	_, repaired = replyfmt.Clean(a.Text)
+	return sel, repaired, len(sel) > 0 || reNone.MatchString(a.Text)
 }
 
 // selected returns the items the controller sees this step. With a

@@ -2,18 +2,20 @@ package clin
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/samem/trainer/clin/internal/fakeworld"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/llmtest"
 	"github.com/samem/trainer/llm/offline"
 )
 
 func TestSelectGolden(t *testing.T) {
-	msgs, err := SelectMessages(heatApple, goldenMemory)
+	msgs, err := SelectMessages(fakeworld.HeatApple, goldenMemory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestModelSelectsItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &episode{m: m, memory: mem}
-	e.start.Task = heatApple
+	e.start.Task = fakeworld.HeatApple
 	for range 2 {
 		got, err := e.selected(context.Background(), "query")
 		if err != nil {
@@ -89,12 +91,12 @@ func TestModelSelectsItems(t *testing.T) {
 			t.Errorf("selected %v, want items 1 and 3 in memory order", got)
 		}
 	}
-	if chat.calls != 1 || !strings.Contains(chat.seen, heatApple.Goal) || !strings.Contains(chat.seen, "4. "+mem[3].String()) {
+	if chat.calls != 1 || !strings.Contains(chat.seen, fakeworld.HeatApple.Goal) || !strings.Contains(chat.seen, "4. "+mem[3].String()) {
 		t.Errorf("%d selection calls; prompt:\n%s", chat.calls, chat.seen)
 	}
 	m2, _ := New(Config{SelectByEmbedding: true, TopK: 2}, Deps{Chat: chat, Embed: offline.New(64)})
 	e2 := &episode{m: m2, memory: mem}
-	got, err := e2.selected(context.Background(), heatApple.Goal)
+	got, err := e2.selected(context.Background(), fakeworld.HeatApple.Goal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,34 +105,41 @@ func TestModelSelectsItems(t *testing.T) {
 	}
 }
 
-// The selection and the memory generator count their replies (issue 19): a
-// selection naming no item, or a memory reply with no abstraction in it, is
-// unusable and skipped.
+// The selection and the memory generator count their replies: a
+// selection naming no item (without saying "none"), or a memory reply with
+// no abstraction in it, is unusable: asked again, then skipped.
 func TestSelectAndMemoryCountReplies(t *testing.T) {
 	c := llmtest.NewChatter(t,
-		"Items 1 and 2.",                   // used
-		"None of these seem to matter.",    // unusable
-		"```\nRelevant: 2\n```",            // repaired
-		"I learned a lot from this trial.", // memory: unusable
+		"Items 1 and 2.",                                        // used
+		"None of these seem to matter.",                         // used: nothing selected
+		"```\nRelevant: 2\n```",                                 // repaired
+		"I cannot tell.", "<think>1, 2</think>", "Hard to say.", // unusable: asked again twice, skipped
+		"I learned a lot from this trial.", "Much.", "Nothing to add.", // memory: the same
 	)
 	m := llm.NewMeter(nil)
 	ctx := llm.WithMeter(context.Background(), m)
 	sel := &LLMSelector{Chat: c}
-	for range 3 {
-		if _, err := sel.Select(ctx, heatApple, goldenMemory); err != nil {
+	var got [][]int
+	for range 4 {
+		s, err := sel.Select(ctx, fakeworld.HeatApple, goldenMemory)
+		if err != nil {
 			t.Fatal(err)
 		}
+		got = append(got, s)
+	}
+	if fmt.Sprint(got) != "[[0 1] [] [1] []]" {
+		t.Errorf("selections %v", got)
 	}
 	gen := &LLMGenerator{Chat: c}
-	items, err := gen.Adapt(ctx, AdaptInput{Task: heatApple})
+	items, err := gen.Adapt(ctx, AdaptInput{Task: fakeworld.HeatApple})
 	if err != nil || len(items) != 0 {
 		t.Fatalf("Adapt = %v, %v; want no items", items, err)
 	}
 	r := m.Report()
-	if s := r.ByPurpose[PurposeSelect]; s.Replies != 3 || s.Repaired != 1 || s.Unusable != 1 || s.Skipped != 1 {
-		t.Errorf("%s: %+v; want 3 replies, 1 repaired, 1 unusable and skipped", PurposeSelect, s)
+	if s := r.ByPurpose[PurposeSelect]; s != (llm.Stats{Replies: 6, Repaired: 1, Unusable: 3, AskedAgain: 2, Skipped: 1, Reasoned: 1}) {
+		t.Errorf("%s: %+v", PurposeSelect, s)
 	}
-	if s := r.ByPurpose[PurposeAdapt]; s.Replies != 1 || s.Unusable != 1 || s.Skipped != 1 {
-		t.Errorf("%s: %+v; want 1 reply, unusable and skipped", PurposeAdapt, s)
+	if s := r.ByPurpose[PurposeAdapt]; s != (llm.Stats{Replies: 3, Unusable: 3, AskedAgain: 2, Skipped: 1}) {
+		t.Errorf("%s: %+v", PurposeAdapt, s)
 	}
 }

@@ -101,8 +101,8 @@ func BenchmarkAssignNew(b *testing.B) {
 }
 
 // BenchmarkRestore times a bulk build of n clusters (codes, lists, graph):
-// SAMem's checkpoint load rebuilds two indexes of 10,000 (issue 10: 1.5 s
-// for the whole load).
+// SAMem's load of a checkpoint without index files rebuilds two indexes of
+// 10,000 (target: 1.5 s for the whole load).
 func BenchmarkRestore(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		cs, _ := benchStore(b, n)
@@ -118,7 +118,7 @@ func BenchmarkRestore(b *testing.B) {
 
 // BenchmarkRestoreImage times RestoreImage of n clusters from the image of
 // their index (read from its file's bytes: ReadImage included), the path
-// of a checkpoint with index files (issue 18), beside BenchmarkRestore, the
+// of a checkpoint with index files, beside BenchmarkRestore, the
 // rebuild it replaces.
 func BenchmarkRestoreImage(b *testing.B) {
 	for _, n := range []int{1000, 10000} {

@@ -21,7 +21,7 @@
 // An Image (image.go) is the index's lists and graph as they are, for a
 // checkpoint: RestoreImage brings an index back from it and its clusters
 // without the k-means and graph inserts of Restore, after checking it
-// against the vectors (issue 18).
+// against the vectors.
 package cluster
 
 import "errors"

@@ -42,7 +42,7 @@ const gaussStep = 0.3352
 // about 0.13 |x| (a few large components were clipped), once more with
 // max|x_i|/7.5, keeping the better: a bulk build codes every row, and
 // checkpoint loads rebuild the index (seed 002's memory of 10,000 states and
-// 10,000 thoughts must load in 1.5 s, issue 10).
+// 10,000 thoughts must load in 1.5 s, docs/PERFORMANCE.md).
 func quantize4(dst []byte, x []float32) (scale, errNorm float32) {
 	var m float32
 	var n2 float64

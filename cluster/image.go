@@ -16,12 +16,12 @@ import (
 )
 
 // An Image is what an Index needs, beside its clusters, to come back as it
-// was without a rebuild (issue 18): the lists with their pivots, the
+// was without a rebuild: the lists with their pivots, the
 // angular bounds and the 2-bit and 4-bit codes of their rows, and the HNSW
 // graph as coder/hnsw's Export writes it. Restore rebuilds all of this with
 // k-means and one graph insert per representative (a SAMem Load of 10,000
 // states and 10,000 thoughts took 1.42 s with that rebuild, its files alone
-// about 0.27 s: bench/results/2026-11-22.md and issue 18); RestoreImage
+// about 0.27 s: bench/results/2026-11-22.md); RestoreImage
 // reads it back.
 //
 // An image is tied to the clusters it was taken with: it records their

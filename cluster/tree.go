@@ -66,8 +66,8 @@ import (
 //     bound, and the refinements are scattered reads); LeafSize 48 or 64
 //     with the 2-bit rows (same as 32); prefetchAhead 16 (same as 8);
 //     fewer graph candidates (-ef 6 -cand 2: within noise). Without the
-//     graph (-no-graph) decisions are about 0.1 ms faster, but issue 10
-//     keeps coder/hnsw as the index.
+//     graph (-no-graph) decisions are about 0.1 ms faster, but the
+//     project requires coder/hnsw as the index.
 //   - Remaining cost per decision at 100,000 rows (pprof, about 1.4 ms of
 //     CPU): the int8 pivot scan (6.6 MB, 0.35 ms), 2-bit row products and
 //     their prefetches (about 3,700 rows, 0.4 ms), the angular bounds of

@@ -1,7 +1,7 @@
 // Package forget is SAMem's forgetting step (seed 002 Sec. 3.2, "Forgetting
 // mechanism"): when a state has more than five thoughts with a non-zero
 // Q-value, its lowest-valued thought is checked for logical validity (an LLM
-// with the prompt of Fig. 16, or the offline rule checker); an invalid one is
+// with the prompt of Fig. 16, or package forget/offline's rules); an invalid one is
 // softly pruned (Q set to 0), and empty state rows and thought columns are
 // then removed from the table together with their clusters.
 package forget
@@ -12,10 +12,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
@@ -24,10 +24,14 @@ type Checker interface {
 	Check(ctx context.Context, state, thought string) (valid bool, err error)
 }
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
 
 var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Schema is the JSON schema of the checker's structured answer
+// ({"is_valid": true}), beside its prompts.
+var Schema = replyfmt.LoadSchema(promptFS, "prompts/check.schema.json", "check")
 
 // Purpose is the accounting name of the checker's model calls.
 const Purpose = "check"
@@ -41,26 +45,46 @@ type LLM struct{ chat llm.Chatter }
 // NewLLM returns a checker that asks chat.
 func NewLLM(chat llm.Chatter) *LLM { return &LLM{chat: chat} }
 
-// Check implements Checker.
+// Check implements Checker. A verdict the model does not give within the
+// budget of internal/reply (cut off, empty once its reasoning is out, or
+// unreadable) keeps the thought: valid, counted as skipped (seed 002 Sec.
+// 3.4 prunes only what the checker judged invalid). Only a failed call is
+// an error.
 func (c *LLM) Check(ctx context.Context, state, thought string) (bool, error) {
 	msgs, err := Messages(state, thought)
 	if err != nil {
 		return false, err
 	}
-	resp, err := c.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: 20})
+	req := llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: 20, Schema: Schema}
+	var v bool
+	_, err = replyfmt.Ask(ctx, c.chat, req, 0, llm.Skipped, func(a replyfmt.Answer) (bool, error) {
+		var repaired bool
+		var err error
+		v, repaired, err = ParseAnswer(a)
+		return repaired, err
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		return true, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("check: %w", err)
 	}
-	v, err := ParseVerdict(resp.Text)
-	if err != nil {
-		// The forgetting step keeps the thought (seed 002 Sec. 3.4 prunes
-		// only what the checker judged invalid).
-		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
-		return v, err
-	}
-	_, repaired := replyfmt.Clean(resp.Text)
-	llm.NoteParsed(ctx, Purpose, repaired)
 	return v, nil
+}
+
+// ParseAnswer reads a verdict: the JSON's "is_valid" when the server was
+// asked for the schema and answered with it, else the text (ParseVerdict;
+// repaired when the normaliser had to undo decoration).
+func ParseAnswer(a replyfmt.Answer) (valid, repaired bool, err error) {
+	var j struct {
+		Valid *bool `json:"is_valid"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &j) && j.Valid != nil {
+		return *j.Valid, false, nil
+	}
+	v, err := ParseVerdict(a.Text)
+	_, repaired = replyfmt.Clean(a.Text)
+	return v, repaired, err
 }
 
 // Messages renders the checker's prompt.

@@ -1,11 +1,7 @@
 package forget
 
 import (
-	"context"
-
 	"errors"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
 	"testing"
 
 	"github.com/samem/trainer/internal/golden"
@@ -55,35 +51,4 @@ func FuzzParseVerdict(f *testing.F) {
 			t.Fatalf("ParseVerdict(%q) = true with error %v", s, err)
 		}
 	})
-}
-
-func TestOfflineChecker(t *testing.T) {
-	ctx := context.Background()
-	for _, tc := range []struct {
-		state, thought string
-		want           bool
-	}{
-		{summarize.FacingClosed, thought.OpenHere, true},
-		{summarize.Searching, thought.OpenHere, false},
-		{summarize.TargetHere, thought.TakeHere, true},
-		{summarize.Searching, thought.TakeHere, false},
-		{summarize.AtDestination, thought.PlaceHere, true},
-		{summarize.ReadyToPlace, thought.PlaceHere, false},
-		// The state of -task-progress (the first of two objects at the
-		// destination) is read too: placing is valid there, heading for an
-		// appliance is not.
-		{summarize.FirstOfMore, thought.PlaceHere, true},
-		{summarize.FirstOfMore, thought.ToAppliance, false},
-		{summarize.Searching, thought.ToDest, false},
-		{summarize.ReadyToPlace, thought.ToDest, true},
-		{summarize.FacingClosed, thought.CloseHere, false},
-		{summarize.Searching, thought.Inventory, true},
-		{"a state the rules cannot read", thought.OpenHere, true},
-		{summarize.Searching, "a thought the rules do not know", true},
-	} {
-		got, err := Offline{}.Check(ctx, tc.state, tc.thought)
-		if err != nil || got != tc.want {
-			t.Errorf("Check(%q, %q) = %v, %v; want %v", tc.state, tc.thought, got, err, tc.want)
-		}
-	}
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/pddl"
 )
 
@@ -139,7 +139,7 @@ func (g *Graph) TypeOf(name string) (string, bool) {
 	if t, ok := g.types[name]; ok {
 		return t, true
 	}
-	class, _, ok := hhtext.SplitName(name)
+	class, ok := kindOf(name)
 	if ok && g.dom.HasType(class) && class != pddl.RootType {
 		return class, true
 	}
@@ -304,9 +304,9 @@ func (g *Graph) Retrieve(seeds []string, depth int) []Triplet {
 	return out
 }
 
-// Atom converts t to the PDDL atom it stands for; ok is false for a false
+// atomOf converts t to the PDDL atom it stands for; ok is false for a false
 // property (absent under the closed-world assumption).
-func Atom(t Triplet) (a pddl.Atom, ok bool) {
+func atomOf(t Triplet) (a pddl.Atom, ok bool) {
 	if t.Object == False {
 		return pddl.Atom{}, false
 	}
@@ -343,7 +343,7 @@ func (g *Graph) Problem(name string, triplets []Triplet, extra []string, goal pd
 		}
 	}
 	for _, t := range triplets {
-		if a, ok := Atom(t); ok {
+		if a, ok := atomOf(t); ok {
 			p.Init = append(p.Init, a)
 		}
 		for _, e := range t.entities() {
@@ -354,4 +354,27 @@ func (g *Graph) Problem(name string, triplets []Triplet, extra []string, goal pd
 		addObj(e)
 	}
 	return p
+}
+
+// Knows reports whether name is a known entity of the graph.
+func (g *Graph) Knows(name string) bool {
+	_, ok := g.types[name]
+	return ok
+}
+
+// Domain is the PDDL domain the graph's updates are verified against.
+func (g *Graph) Domain() *pddl.Domain { return g.dom }
+
+// kindOf splits an instance name into its class: "apple 3" -> apple; ok is
+// false for a name without a positive instance number.
+func kindOf(name string) (class string, ok bool) {
+	i := strings.LastIndexByte(name, ' ')
+	if i <= 0 {
+		return "", false
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil || n <= 0 || name[i+1] == '+' {
+		return "", false
+	}
+	return name[:i], true
 }

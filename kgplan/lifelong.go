@@ -22,7 +22,7 @@ func (e *episode) touch(st pddl.Step) {
 		return
 	}
 	for _, a := range st.Args {
-		if n := FromPDDL(a); n != agentName {
+		if n := FromPDDL(a); n != Agent {
 			e.touched[n] = true
 		}
 	}
@@ -47,7 +47,7 @@ func (e *episode) resetKnowledge() (*Graph, bool) {
 	var u Update
 	for _, t := range g.Triplets() {
 		switch {
-		case t.Subject == agentName:
+		case t.Subject == Agent:
 			u.Remove = append(u.Remove, t)
 		case !e.touched[t.Subject]:
 		case t.Relation == "in":
@@ -59,7 +59,7 @@ func (e *episode) resetKnowledge() (*Graph, bool) {
 		}
 	}
 	for o := range e.touched {
-		if t, ok := first[o]; ok && t.Object != agentName {
+		if t, ok := first[o]; ok && t.Object != Agent {
 			u.Add = append(u.Add, t)
 		}
 	}

@@ -14,13 +14,19 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/pddl"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
+
+// The JSON schemas of the method's structured answers, beside its prompts.
+var (
+	UpdateSchema   = replyfmt.LoadSchema(promptFS, "prompts/update.schema.json", "kgplan_update")
+	GoalSchema     = replyfmt.LoadSchema(promptFS, "prompts/goal.schema.json", "kgplan_goal")
+	EntitiesSchema = replyfmt.LoadSchema(promptFS, "prompts/entities.schema.json", "kgplan_entities")
+)
 
 var prompts = template.Must(template.New("").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(promptFS, "prompts/*.tmpl"))
 
@@ -109,6 +115,7 @@ func EntitiesPrompt(g *Graph, task string) (string, error) {
 // (keys in any case) whose items are "s -> r -> o" strings or [s, r, o]
 // arrays, possibly inside a code fence or surrounded by prose.
 func ParseUpdate(reply string) (Update, error) {
+	reply, _, _ = replyfmt.Strip(reply) // never an update of the reasoning
 	i, j := strings.IndexByte(reply, '{'), strings.LastIndexByte(reply, '}')
 	if i < 0 || j < i {
 		return Update{}, fmt.Errorf("%w: no JSON object", ErrReply)
@@ -173,7 +180,7 @@ func parseTriplets(v json.RawMessage) ([]Triplet, error) {
 func clean(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.Trim(s, "\"'`")
-	if _, _, ok := hhtext.SplitName(FromPDDL(s)); ok {
+	if _, ok := kindOf(FromPDDL(s)); ok {
 		s = FromPDDL(s)
 	}
 	return s
@@ -182,7 +189,7 @@ func clean(s string) string {
 // ParseGoal reads a :goal reply: "(:goal F)" anywhere in the text, or a bare
 // formula F, where F is a conjunction of literals possibly under one exists.
 func ParseGoal(reply string) (pddl.Condition, error) {
-	s := reply
+	s, _, _ := replyfmt.Strip(reply) // never a goal of the reasoning
 	if i := fold.Index(s, "(:goal"); i >= 0 {
 		s = s[i:]
 		end := matchParen(s)
@@ -228,6 +235,7 @@ func matchParen(s string) int {
 // ParseEntities reads an entity-selection reply (a JSON list, or names
 // separated by commas or lines) and keeps the names that are in known.
 func ParseEntities(reply string, known []string) []string {
+	reply, _, _ = replyfmt.Strip(reply) // never names of the reasoning
 	var names []string
 	if i, j := strings.IndexByte(reply, '['), strings.LastIndexByte(reply, ']'); i >= 0 && j > i {
 		_ = json.Unmarshal([]byte(reply[i:j+1]), &names)
@@ -245,18 +253,48 @@ func ParseEntities(reply string, known []string) []string {
 	return out
 }
 
-func (e *episode) chat(ctx context.Context, purpose, prompt string) (string, error) {
-	resp, err := e.m.deps.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}, Temperature: e.m.cfg.Temperature})
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", purpose, err)
+// request is one of the episode's model calls, at the method's temperature.
+func (e *episode) request(purpose, prompt string, schema *llm.Schema) llm.Request {
+	return llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}, Schema: schema, Temperature: e.m.cfg.Temperature}
+}
+
+// ParseGoalAnswer reads a goal answer: the JSON's "goal" when the server was
+// asked for the schema and answered with it, else the text (ParseGoal).
+func ParseGoalAnswer(a replyfmt.Answer) (c pddl.Condition, repaired bool, err error) {
+	var v struct {
+		Goal string `json:"goal"`
 	}
-	return resp.Text, nil
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		c, err = ParseGoal(v.Goal)
+		return c, false, err
+	}
+	c, err = ParseGoal(a.Text)
+	_, repaired = replyfmt.Clean(a.Text)
+	return c, repaired, err
+}
+
+// ParseEntitiesAnswer reads an entity selection: the JSON's "entities"
+// when the server was asked for the schema and answered with it, else the
+// text (ParseEntities); only names in known are kept.
+func ParseEntitiesAnswer(a replyfmt.Answer, known []string) (out []string, repaired bool) {
+	var v struct {
+		Entities []string `json:"entities"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		b, _ := json.Marshal(v.Entities)
+		return ParseEntities(string(b), known), false
+	}
+	_, repaired = replyfmt.Clean(a.Text)
+	return ParseEntities(a.Text, known), repaired
 }
 
 // llmUpdate asks the model for the update, verifies it, and re-prompts with
-// the violations up to UpdateAttempts (seed 003 Sec. IV-B steps 1-4).
+// the violations up to UpdateAttempts (seed 003 Sec. IV-B steps 1-4). A
+// reply cut off or empty once its reasoning is out costs an attempt too,
+// and is asked again (internal/reply's Again). After the last attempt the
+// graph stays as it was.
 func (e *episode) llmUpdate(ctx context.Context, text string) error {
-	seeds := []string{agentName}
+	seeds := []string{Agent}
 	lower := strings.ToLower(text)
 	for _, ent := range e.g.Entities() {
 		if strings.Contains(lower, ent.Name) {
@@ -269,6 +307,7 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 		action = e.render(*e.last, nil)
 	}
 	var feedback []string
+	var cutOff error // the last reply was unusable whatever its content
 	for attempt := range e.m.cfg.UpdateAttempts {
 		last := attempt == e.m.cfg.UpdateAttempts-1
 		// What the reader does with a reply it cannot use: ask again with
@@ -281,11 +320,21 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 		if err != nil {
 			return err
 		}
-		reply, err := e.chat(ctx, "kgplan.update", prompt)
-		if err != nil {
-			return err
+		req := e.request("kgplan.update", prompt, UpdateSchema)
+		if cutOff != nil {
+			req = replyfmt.Again(req, attempt, cutOff)
 		}
-		u, err := ParseUpdate(reply)
+		ans, err := replyfmt.Get(ctx, e.m.deps.Chat, req)
+		cutOff = nil
+		if errors.Is(err, replyfmt.ErrCutOff) || errors.Is(err, replyfmt.ErrEmpty) {
+			llm.NoteUnusable(ctx, "kgplan.update", then)
+			cutOff = err
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("kgplan.update: %w", err)
+		}
+		u, err := ParseUpdate(ans.Text)
 		if err != nil {
 			llm.NoteUnusable(ctx, "kgplan.update", then)
 			feedback = []string{err.Error()}
@@ -302,7 +351,7 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 		if err != nil {
 			return err
 		}
-		_, repaired := replyfmt.Clean(reply)
+		_, repaired := replyfmt.Clean(ans.Text)
 		llm.NoteParsed(ctx, "kgplan.update", repaired)
 		e.count(func(s *Stats) { s.Updates++ })
 		return nil
@@ -310,35 +359,39 @@ func (e *episode) llmUpdate(ctx context.Context, text string) error {
 	return nil // every attempt failed: the graph stays as it was
 }
 
-// writeGoal produces the :goal: by the LLM when set, else by GoalRule.
+// writeGoal produces the :goal: by the LLM when set, else by Deps.Text. A
+// goal the model does not give within internal/reply's budget is an
+// ErrReply error (skipped): the caller plans without it (it explores, or
+// re-prompts with the planner's error).
 func (e *episode) writeGoal(ctx context.Context, task, plannerErr string) (pddl.Condition, error) {
 	if e.m.deps.Chat == nil {
-		c, _, err := GoalRule(e.m.dom, task)
-		return c, err
+		return e.m.deps.Text.Goal(e.m.dom, task)
 	}
-	if i := strings.Index(task, hhtext.TaskPrefix); i >= 0 {
-		task = strings.TrimSpace(task[i+len(hhtext.TaskPrefix):])
+	if i := strings.Index(task, taskPrefix); i >= 0 {
+		task = strings.TrimSpace(task[i+len(taskPrefix):])
 	}
 	prompt, err := GoalPrompt(e.g, task, plannerErr)
 	if err != nil {
 		return pddl.Condition{}, err
 	}
-	reply, err := e.chat(ctx, "kgplan.goal", prompt)
-	if err != nil {
-		return pddl.Condition{}, err
+	var c pddl.Condition
+	_, err = replyfmt.Ask(ctx, e.m.deps.Chat, e.request("kgplan.goal", prompt, GoalSchema), 0, llm.Skipped, func(a replyfmt.Answer) (repaired bool, err error) {
+		c, repaired, err = ParseGoalAnswer(a)
+		return repaired, err
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		return pddl.Condition{}, fmt.Errorf("%w: %w", ErrReply, err)
 	}
-	c, err := ParseGoal(reply)
 	if err != nil {
-		llm.NoteUnusable(ctx, "kgplan.goal", llm.Skipped)
-	} else {
-		_, repaired := replyfmt.Clean(reply)
-		llm.NoteParsed(ctx, "kgplan.goal", repaired)
+		return pddl.Condition{}, fmt.Errorf("kgplan.goal: %w", err)
 	}
-	return c, err
+	return c, nil
 }
 
 // relevant selects the retrieval seeds for a planning query: by the LLM
 // when set (plus the goal's named entities), else by RelevantEntities.
+// Without a usable selection within internal/reply's budget the rule's
+// seeds are the selection (fell back).
 func (e *episode) relevant(ctx context.Context, goal pddl.Condition) ([]string, error) {
 	rule := RelevantEntities(e.g, goal)
 	if e.m.deps.Chat == nil {
@@ -348,20 +401,20 @@ func (e *episode) relevant(ctx context.Context, goal pddl.Condition) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	reply, err := e.chat(ctx, "kgplan.entities", prompt)
-	if err != nil {
-		return nil, err
-	}
 	var known []string
 	for _, ent := range e.g.Entities() {
 		known = append(known, ent.Name)
 	}
-	out := ParseEntities(reply, known)
-	if len(out) == 0 {
-		llm.NoteUnusable(ctx, "kgplan.entities", llm.FellBack) // the rule's seeds only
-	} else {
-		_, repaired := replyfmt.Clean(reply)
-		llm.NoteParsed(ctx, "kgplan.entities", repaired)
+	var out []string
+	_, err = replyfmt.Ask(ctx, e.m.deps.Chat, e.request("kgplan.entities", prompt, EntitiesSchema), 0, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
+		var repaired bool
+		if out, repaired = ParseEntitiesAnswer(a, known); len(out) == 0 {
+			return repaired, fmt.Errorf("%w: no known entity", ErrReply)
+		}
+		return repaired, nil
+	})
+	if err != nil && !errors.Is(err, replyfmt.ErrUnusable) {
+		return nil, fmt.Errorf("kgplan.entities: %w", err)
 	}
 	// The goal's quantified types are always seeds: the model picks among
 	// names, but an existential goal is about every entity of the type.

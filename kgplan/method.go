@@ -7,8 +7,9 @@
 // Roles (seed 003 Sec. IV): the update reader (observation -> triplets to
 // remove and add), the entity selector (query -> relevant entities) and the
 // goal writer (task text -> :goal). Each has an LLM-backed implementation
-// (prompts under prompts/) and an offline one (rules over the household
-// text, reading only what the agent sees). In normal play the agent sees the
+// (prompts under prompts/) and one without a model (Deps.Text: package
+// kgplan/offline's rules over the household text, reading only what the
+// agent sees). In normal play the agent sees the
 // room only as it explores: when no plan for the goal exists yet, it plans
 // to visit and open the next receptacle it has not looked into.
 package kgplan
@@ -24,7 +25,6 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/pddl"
 )
@@ -102,13 +102,48 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Deps are the model roles. Chat nil means the offline rules.
+// Deps are the model roles. Chat nil means Text's rules.
 type Deps struct {
 	Chat llm.Chatter
 	// Embed is unused by this method (retrieval is by graph distance);
 	// accepted so that every method is built the same way.
 	Embed llm.Embedder
+	// Text reads the household world's text; required (package
+	// kgplan/offline's Text).
+	Text Text
 }
+
+// Text is how the agent reads the text of the household world, the world
+// household.pddl is written for: the update reader and :goal writer that
+// stand in for the model's roles without one, and the reading the agent
+// does itself on every path.
+type Text interface {
+	// Read is the update reader without a model (seed 003 Sec. IV-B, rules
+	// standing in for the LLM): the triplets one observation removes and
+	// adds. failed is true when the text says the action did nothing.
+	Read(g *Graph, obs string) (u Update, failed bool)
+	// Goal is the :goal writer without a model (Sec. IV-C step 3).
+	Goal(dom *pddl.Domain, text string) (pddl.Condition, error)
+	// Event is what an observation says happened, read on every path.
+	Event(obs string) Event
+	// GoalObject is the class of object a task's goal is about ("" when
+	// the goal names none): exploration searches first where it can be.
+	GoalObject(goal string) string
+}
+
+// Event is what an observation says happened.
+type Event struct {
+	// Failed: the action did nothing ("Nothing happens.").
+	Failed bool
+	// Arrived is the receptacle the agent arrived at, "" if none.
+	Arrived string
+	// Known: the text is one the reader knows; after a planned step whose
+	// text it does not know, the step's effects stand in (Sec. IV-C step 5).
+	Known bool
+}
+
+// ErrNoText is returned by New without Deps.Text.
+var ErrNoText = errors.New("kgplan: no reader of the household text (kgplan/offline.Text)")
 
 // Stats counts what the method did, for reports and tests.
 type Stats struct {
@@ -119,7 +154,7 @@ type Stats struct {
 // its history) at the end of each episode and saves it with checkpoints, but
 // every episode starts from an empty graph (Start): the kept graphs are a
 // record of what was learnt and are not read back, so there is no lifelong
-// memory across tasks or trials yet (seed 003's point; issue 16, point 5).
+// memory across tasks or trials yet (seed 003's point).
 type Method struct {
 	cfg  Config
 	deps Deps
@@ -138,6 +173,9 @@ var (
 
 // New builds the method over the household domain.
 func New(cfg Config, deps Deps) (*Method, error) {
+	if deps.Text == nil {
+		return nil, ErrNoText
+	}
 	dom, err := Household()
 	if err != nil {
 		return nil, err
@@ -311,8 +349,8 @@ func (e *episode) count(f func(*Stats)) { f(&e.stats) }
 func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	e.step = tr.Step
 	text := tr.Result.Text
-	ev := hhtext.ParseObservation(text)
-	if ev.Kind == hhtext.Nothing {
+	ev := e.m.deps.Text.Event(text)
+	if ev.Failed {
 		if e.plan != nil || e.last != nil {
 			e.plan = nil
 			e.replans++
@@ -325,12 +363,12 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	if err := e.update(ctx, text); err != nil {
 		return err
 	}
-	if ev.Kind == hhtext.Arrive {
-		e.visited[ev.Target] = true
+	if ev.Arrived != "" {
+		e.visited[ev.Arrived] = true
 	}
 	// Text that changed nothing: apply the planned step's effects, s_{t,i} =
 	// f(s_{t,i-1}, a_i) (seed 003 Sec. IV-C step 5).
-	if e.last != nil && e.g.Len()+len(e.g.history) == before && ev.Kind == hhtext.Unknown {
+	if e.last != nil && e.g.Len()+len(e.g.history) == before && !ev.Known {
 		if err := e.g.Apply(e.effects(*e.last), e.step, "plan"); err != nil {
 			e.plan = nil
 		}
@@ -370,7 +408,7 @@ func (e *episode) update(ctx context.Context, text string) error {
 	if e.m.deps.Chat != nil {
 		return e.llmUpdate(ctx, text)
 	}
-	u, _ := Read(e.g, text)
+	u, _ := e.m.deps.Text.Read(e.g, text)
 	if u.Empty() {
 		return nil
 	}
@@ -388,7 +426,7 @@ func (e *episode) update(ctx context.Context, text string) error {
 func (e *episode) state() (pddl.State, map[string]string) {
 	s := pddl.State{}
 	for _, t := range e.g.Triplets() {
-		if a, ok := Atom(t); ok {
+		if a, ok := atomOf(t); ok {
 			s[strings.TrimSpace(a.String()[1:len(a.String())-1])] = true
 		}
 	}
@@ -442,7 +480,7 @@ func (e *episode) effects(st pddl.Step) Update {
 	return u
 }
 
-// render writes a plan step as a household action (issue 2 grammar); the
+// render writes a plan step as a household action (ALFWorld's grammar); the
 // place action follows the admissible list's form ("put X in/on Y" or
 // "move X to Y").
 func (e *episode) render(st pddl.Step, admissible []string) string {
@@ -494,10 +532,10 @@ func (e *episode) replan(ctx context.Context) error {
 	}
 	for _, r := range e.explorationOrder() {
 		goal := pddl.Condition{Lits: []pddl.Literal{
-			{Atom: pddl.Atom{Pred: "at", Args: []string{agentName, ToPDDL(r)}}},
+			{Atom: pddl.Atom{Pred: "at", Args: []string{Agent, ToPDDL(r)}}},
 			{Atom: pddl.Atom{Pred: "opened", Args: []string{ToPDDL(r)}}},
 		}}
-		tr := e.g.Retrieve([]string{agentName, r}, e.m.cfg.Depth)
+		tr := e.g.Retrieve([]string{Agent, r}, e.m.cfg.Depth)
 		p := e.g.Problem("explore", tr, []string{r}, goal)
 		plan, err := e.m.cfg.Planner.Plan(ctx, e.m.dom, p)
 		if err != nil {
@@ -522,14 +560,14 @@ func (e *episode) replan(ctx context.Context) error {
 // can hold the goal's object (when the placement facts are known), then the
 // others, each group in name order.
 func (e *episode) explorationOrder() []string {
-	g, _ := hhtext.ParseGoal(e.task.Goal)
+	obj := e.m.deps.Text.GoalObject(e.task.Goal)
 	var likely, other []string
 	for _, ent := range e.g.Entities() {
 		if !e.m.dom.IsA(ent.Type, "receptacle") || e.visited[ent.Name] {
 			continue
 		}
-		class, _, _ := hhtext.SplitName(ent.Name)
-		if e.m.cfg.CanHold != nil && g.Object != "" && e.m.cfg.CanHold(class, g.Object) {
+		class, _ := kindOf(ent.Name)
+		if e.m.cfg.CanHold != nil && obj != "" && e.m.cfg.CanHold(class, obj) {
 			likely = append(likely, ent.Name)
 		} else {
 			other = append(other, ent.Name)

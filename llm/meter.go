@@ -31,6 +31,9 @@ type Stats struct {
 	// the server reported them.
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
+	// ReasoningTokens are the part of CompletionTokens the model spent
+	// reasoning, as the server reported them (0 when it does not).
+	ReasoningTokens int64 `json:"reasoning_tokens"`
 	// CacheHits is the number of calls (for embeddings: texts) answered
 	// from the response cache (no request, no cost).
 	CacheHits int64 `json:"cache_hits"`
@@ -45,7 +48,7 @@ type Stats struct {
 	// Errors is the number of calls that failed for good (the retry budget
 	// spent, a permanent refusal, the caller's deadline).
 	Errors int64 `json:"errors"`
-	// Parse accounting (issue 19): Replies is the number of model replies a
+	// Parse accounting: Replies is the number of model replies a
 	// role parsed; Repaired those that needed the shared normaliser to
 	// undo decoration (fences, preambles, bold labels, quotes, a JSON object
 	// where a line was asked); Unusable those it could not use at all, and
@@ -57,6 +60,10 @@ type Stats struct {
 	AskedAgain int64 `json:"asked_again,omitempty"`
 	FellBack   int64 `json:"fell_back,omitempty"`
 	Skipped    int64 `json:"skipped,omitempty"`
+	// Reasoned counts the replies a role received with reasoning in them
+	// (think tags in the content or a separate reasoning field), which
+	// was taken out before parsing and never used as the answer.
+	Reasoned int64 `json:"reasoned,omitempty"`
 	// CostUSD is the estimated cost of the calls at the configured prices;
 	// tokens of models without a price count as 0.
 	CostUSD float64 `json:"cost_usd"`
@@ -88,6 +95,8 @@ func (s *Stats) add(o Stats) {
 	s.AskedAgain += o.AskedAgain
 	s.FellBack += o.FellBack
 	s.Skipped += o.Skipped
+	s.Reasoned += o.Reasoned
+	s.ReasoningTokens += o.ReasoningTokens
 	s.Requests += o.Requests
 	s.CachedTokens += o.CachedTokens
 	s.EmbedTexts += o.EmbedTexts
@@ -125,12 +134,18 @@ func (r Report) String() string {
 	line := func(name string, s Stats) {
 		fmt.Fprintf(&b, "%-18s %6d requests sent %6d answered %6d cache hits  %9s tokens sent (%s prompt + %s completion) %9s consumed  $%.4f  %d retries %d failures",
 			name, s.Requests, s.Calls, s.CacheHits, count(s.SentTokens()), count(s.PromptTokens), count(s.CompletionTokens), count(s.ConsumedTokens()), s.CostUSD, s.Retries, s.Errors)
+		if s.ReasoningTokens > 0 {
+			fmt.Fprintf(&b, "  (%s reasoning)", count(s.ReasoningTokens))
+		}
 		if s.EmbedTexts > 0 {
 			fmt.Fprintf(&b, "  %d texts embedded", s.EmbedTexts)
 		}
 		if s.Replies > 0 {
 			fmt.Fprintf(&b, "  replies %d: %d repaired, %d unusable (%d asked again, %d fell back, %d skipped; fallback %.0f%%)",
 				s.Replies, s.Repaired, s.Unusable, s.AskedAgain, s.FellBack, s.Skipped, 100*s.FallbackShare())
+			if s.Reasoned > 0 {
+				fmt.Fprintf(&b, ", %d with reasoning taken out", s.Reasoned)
+			}
 		}
 		b.WriteByte('\n')
 	}
@@ -206,6 +221,7 @@ func (m *Meter) Call(purpose, model string, u Usage) {
 	s.Calls++
 	s.PromptTokens += int64(u.PromptTokens)
 	s.CompletionTokens += int64(u.CompletionTokens)
+	s.ReasoningTokens += int64(u.ReasoningTokens)
 }
 
 // Hit records a call answered from the response cache with the usage the
@@ -455,6 +471,23 @@ func (m *Meter) Unusable(purpose string, then Then) {
 		s.Skipped++
 	}
 	m.mu.Unlock()
+}
+
+// Reasoning records that a reply to role purpose carried reasoning, which
+// was taken out before the role parsed it.
+func (m *Meter) Reasoning(purpose string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.get(purpose, "").Reasoned++
+	m.mu.Unlock()
+}
+
+// NoteReasoning records in the meter of ctx (if any) that a reply to role
+// purpose carried reasoning (taken out before parsing).
+func NoteReasoning(ctx context.Context, purpose string) {
+	MeterFrom(ctx).Reasoning(purpose)
 }
 
 // NoteParsed records in the meter of ctx (if any) that role purpose used a

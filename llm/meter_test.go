@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"strings"
@@ -132,7 +133,7 @@ func FuzzParsePrices(f *testing.F) {
 	})
 }
 
-// TestMeterAccount: the new fields of issue 19's usage account, and a call
+// TestMeterAccount: the reply-parse fields of the usage account, and a call
 // made with a method's meter in its context counted in both meters once.
 func TestMeterAccount(t *testing.T) {
 	run := NewMeter(nil)
@@ -160,5 +161,27 @@ func TestMeterAccount(t *testing.T) {
 	}
 	if MeterFrom(t.Context()) != nil {
 		t.Error("MeterFrom of a bare context is not nil")
+	}
+}
+
+// TestReasoningCounts: reasoning tokens are counted apart (and summed by
+// purpose, model and in total), replies with reasoning per role, and the
+// printed account names both.
+func TestReasoningCounts(t *testing.T) {
+	m := NewMeter(nil)
+	m.Call("think", "r1", Usage{PromptTokens: 10, CompletionTokens: 50, ReasoningTokens: 40})
+	m.Call("think", "r1", Usage{PromptTokens: 10, CompletionTokens: 5})
+	ctx := WithMeter(context.Background(), m)
+	NoteReasoning(ctx, "think")
+	NoteParsed(ctx, "think", false)
+	r := m.Report()
+	if r.Total.ReasoningTokens != 40 || r.ByPurpose["think"].ReasoningTokens != 40 || r.ByModel["r1"].ReasoningTokens != 40 {
+		t.Errorf("reasoning tokens: %+v", r)
+	}
+	if r.ByPurpose["think"].Reasoned != 1 || r.ByModel["r1"].Reasoned != 0 {
+		t.Errorf("reasoned: %+v", r.ByPurpose["think"])
+	}
+	if s := r.String(); !strings.Contains(s, "(40 reasoning)") || !strings.Contains(s, "1 with reasoning taken out") {
+		t.Errorf("String:\n%s", s)
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"github.com/samem/trainer/llm/offline"
 )
 
-// TestLoadSkipsJunk (issue 19 point 4): a checkpoint that holds memories
+// TestLoadSkipsJunk: a checkpoint that holds memories
 // made of a reply's decoration (saved by an earlier version: a fence line, a
 // chat preamble, an empty text) loads, reports each and skips it; the
 // stream then retrieves without error.
 func TestLoadSkipsJunk(t *testing.T) {
 	ctx := context.Background()
 	emb := offline.New(64)
-	m, _ := New(Config{}, Deps{Embed: emb})
+	m, _ := New(Config{}, Deps{Embed: emb, Offline: stubOffline{}})
 	m.s.Add(KindObservation, "You see a key.", "t1", 0, 5, nil)
 	m.s.Add(KindReflection, "```", "t1", 1, 7, nil)
 	m.s.Add(KindReflection, "Sure! Here are my insights:", "t1", 2, 7, nil)
@@ -25,7 +25,7 @@ func TestLoadSkipsJunk(t *testing.T) {
 	if err := m.Save(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	m2, _ := New(Config{}, Deps{Embed: emb})
+	m2, _ := New(Config{}, Deps{Embed: emb, Offline: stubOffline{}})
 	if err := m2.Load(ctx, dir); err != nil {
 		t.Fatalf("Load: %v", err)
 	}

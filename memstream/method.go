@@ -5,26 +5,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sync"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/agent"
-	"github.com/samem/trainer/arigraph"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
-	"github.com/samem/trainer/thought"
 )
 
 // Config configures the memory-stream method. Zero fields take the defaults.
 type Config struct {
-	K         int     `json:"k,omitempty"`         // memories retrieved per step; default DefaultK (seed 000 Sec. 4.2)
+	K         int     `json:"k,omitempty"`         // memories retrieved per step; default defaultK (seed 000 Sec. 4.2)
 	Recent    int     `json:"recent,omitempty"`    // recent steps in working memory; default 5 (seed 000 Sec. 4.2)
 	Decay     float64 `json:"decay,omitempty"`     // recency decay per step; default DefaultDecay
-	Threshold float64 `json:"threshold,omitempty"` // reflection threshold; default DefaultThreshold
+	Threshold float64 `json:"threshold,omitempty"` // reflection threshold; default defaultThreshold
 	Weights   Weights `json:"weights,omitzero"`    // default PaperWeights
 	// Temperature of the model calls (the roles and the Ariadne decider);
 	// default 0. The application sets it from -temperature.
@@ -33,8 +32,33 @@ type Config struct {
 
 // Deps are the models the method uses.
 type Deps struct {
-	Chat  llm.Chatter  // nil: offline roles and the offline Ariadne decider
+	Chat  llm.Chatter  // nil: Offline's roles
 	Embed llm.Embedder // required
+	// Offline are the roles without a model (package memstream/offline's
+	// rules), used when Chat is nil.
+	Offline Offline
+}
+
+// Offline starts the roles of an episode without a model.
+type Offline interface {
+	Begin(s agent.Start) OfflineEpisode
+}
+
+// OfflineEpisode is one episode's roles without a model: the stream's roles
+// and Ariadne's planning and decision modules, which read the memories
+// retrieved for the observation.
+type OfflineEpisode interface {
+	Roles
+	// Decide picks the next action from the observation now, the memories
+	// retrieved for it (best first; at most k) and the recent steps.
+	Decide(obs envbridge.Observation, retrieved []Scored, recent []Step, k int) (reason, action string)
+}
+
+// Step is one pair of recent history: an observation and the action taken
+// on it.
+type Step struct {
+	Action      string
+	Observation string
 }
 
 // ErrConfig is returned by New for an invalid configuration.
@@ -54,6 +78,7 @@ type Method struct {
 	emb   llm.Embedder
 	roles Roles
 	plan  *Decider // nil offline
+	off   Offline  // nil with a model
 	mu    sync.Mutex
 	s     *Stream
 	clock int // steps taken in training, the stream's time
@@ -69,10 +94,10 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if cfg.K < 0 || cfg.Recent < 0 || cfg.Decay < 0 || cfg.Decay > 1 || cfg.Threshold < 0 || cfg.Temperature < 0 {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
-	cfg.K = cmp.Or(cfg.K, DefaultK)
+	cfg.K = cmp.Or(cfg.K, defaultK)
 	cfg.Recent = cmp.Or(cfg.Recent, 5)
 	cfg.Decay = cmp.Or(cfg.Decay, DefaultDecay)
-	cfg.Threshold = cmp.Or(cfg.Threshold, DefaultThreshold)
+	cfg.Threshold = cmp.Or(cfg.Threshold, defaultThreshold)
 	if cfg.Weights == (Weights{}) {
 		cfg.Weights = PaperWeights
 	}
@@ -80,6 +105,8 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.plan = &Decider{Chat: deps.Chat, Temperature: cfg.Temperature}
+	} else if m.off = deps.Offline; m.off == nil {
+		return nil, fmt.Errorf("%w: no model and no offline roles", ErrConfig)
 	}
 	return m, nil
 }
@@ -106,11 +133,11 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(uint64(s.Task.Seed), 11))
 	}
-	roles := m.roles
-	if roles == nil {
-		roles = Offline{Style: s.Style}
+	e := &episode{m: m, s: s, rng: rng, roles: m.roles}
+	if m.off != nil {
+		e.off = m.off.Begin(s)
+		e.roles = e.off
 	}
-	e := &episode{m: m, s: s, rng: rng, roles: roles, tried: map[string]int{}}
 	if s.Mode == agent.Eval {
 		m.mu.Lock()
 		e.own = m.s.Copy()
@@ -125,17 +152,13 @@ type episode struct {
 	s       agent.Start
 	rng     *rand.Rand
 	roles   Roles
-	own     *Stream // Eval: a private copy; Train: nil (the shared stream)
+	off     OfflineEpisode // nil with a model
+	own     *Stream        // Eval: a private copy; Train: nil (the shared stream)
 	clock   int
-	loc     string
-	lastAct string
 	lastObs string
-	history []arigraph.Step
-	tried   map[string]int
+	history []Step
 	plan    string
 }
-
-func (e *episode) style() envbridge.Style { return cmp.Or(e.s.Style, envbridge.StyleFiction) }
 
 // with runs f on the stream this episode writes to, under the method's lock in Train.
 func (e *episode) with(f func(s *Stream, now int) error) error {
@@ -152,10 +175,6 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	imp, err := e.roles.Importance(ctx, e.s.Task.Goal, obs.Text)
 	if err != nil {
 		return agent.Decision{}, err
-	}
-	o := arigraph.Rules{}.Extract(e.style(), obs.Text, e.lastAct, e.loc)
-	if o.Location != "" {
-		e.loc = o.Location
 	}
 	var got []Scored
 	var reflect bool
@@ -175,8 +194,8 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 	}
 	var reason, action string
-	if e.m.plan == nil {
-		reason, action = arigraph.Offline{}.Decide(e.style(), e.workingMemory(obs, got), e.tried, e.rng)
+	if e.off != nil {
+		reason, action = e.off.Decide(obs, got, e.history[max(0, len(e.history)-e.m.cfg.Recent):], e.m.cfg.K)
 	} else {
 		wm := e.ragMemory(obs, got)
 		if e.plan, err = e.m.plan.Plan(ctx, wm); err != nil {
@@ -187,7 +206,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, err
 		}
 		if obs.Admissible != nil && !slices.Contains(obs.Admissible, action) {
-			match, _, ok, err := thought.MatchAdmissible(ctx, e.m.emb, action, obs.Admissible)
+			match, _, ok, err := actions.MatchAdmissible(ctx, e.m.emb, action, obs.Admissible)
 			if err != nil {
 				return agent.Decision{}, err
 			}
@@ -216,65 +235,13 @@ func (e *episode) ragMemory(obs envbridge.Observation, got []Scored) RAGMemory {
 	return wm
 }
 
-// workingMemory is the offline decider's reading of the RAG working memory:
-// recent history and the retrieved memories. The offline decider is a rule
-// reader, not a model, so the placements stated
-// in the retrieved and recent memories of this task are read as triplets
-// (later statements override earlier ones), and the receptacles or exits
-// they mention but do not explore are computed the same way AriGraph does,
-// on a throwaway graph of those triplets only.
-func (e *episode) workingMemory(obs envbridge.Observation, got []Scored) arigraph.WorkingMemory {
-	hist := e.history[max(0, len(e.history)-e.m.cfg.Recent):]
-	wm := arigraph.WorkingMemory{Goal: e.s.Task.Goal, History: hist, Observation: obs.Text, K: e.m.cfg.K, Location: e.loc, Actions: obs.Admissible, Plan: e.plan}
-	type dated struct {
-		t    int
-		text string
-	}
-	var texts []dated
-	for _, g := range got {
-		wm.Episodes = append(wm.Episodes, g.Text)
-		if g.Task == e.s.Task.ID && g.Kind == KindObservation {
-			texts = append(texts, dated{g.ID, g.Text})
-		}
-	}
-	slices.SortFunc(texts, func(a, b dated) int { return a.t - b.t })
-	g := arigraph.NewGraph()
-	add := func(text string) {
-		ts := arigraph.Rules{}.Extract(e.style(), text, "", "").Triplets
-		g.Remove(func() []arigraph.Triplet {
-			var old []arigraph.Replacement
-			old = arigraph.RuleOutdated(g.Triplets(), ts)
-			out := make([]arigraph.Triplet, len(old))
-			for i, r := range old {
-				out[i] = r.Old
-			}
-			return out
-		}()...)
-		g.Add(ts...)
-	}
-	for _, t := range texts {
-		add(t.text)
-	}
-	for _, h := range hist {
-		add(h.Observation)
-	}
-	add(obs.Text)
-	wm.Facts = g.Triplets()
-	if e.style() == envbridge.StyleHousehold {
-		wm.Exits = map[string][]string{"room": g.UnsearchedReceptacles()}
-	} else {
-		wm.Exits = g.AllUnexploredExits()
-	}
-	return wm
-}
-
 // reflect is seed 001 Sec. 4.2: questions from the 100 most recent
 // memories, retrieval per question, insights citing evidence, stored as
 // reflection memories.
 func (e *episode) reflect(ctx context.Context) error {
 	var recent []string
 	e.with(func(s *Stream, _ int) error {
-		for _, m := range s.Recent(DefaultRecent) {
+		for _, m := range s.Recent(defaultRecent) {
 			recent = append(recent, m.Text)
 		}
 		s.Reflected()
@@ -325,9 +292,7 @@ func (e *episode) reflect(ctx context.Context) error {
 
 // Observe implements agent.Episode; the stream's clock advances one per step.
 func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
-	e.history = append(e.history, arigraph.Step{Observation: e.lastObs, Action: tr.Decision.Action})
-	e.lastAct = tr.Decision.Action
-	e.tried[tr.Decision.Action]++
+	e.history = append(e.history, Step{Observation: e.lastObs, Action: tr.Decision.Action})
 	if e.own != nil {
 		e.clock++
 		return nil
@@ -405,7 +370,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	}
 	// A memory made of a reply's decoration (a fence line, a chat preamble,
 	// an empty text), saved by an earlier version, is reported and skipped:
-	// it would be embedded as nothing and stop every resume (issue 19).
+	// it would be embedded as nothing and stop every resume.
 	kept := mems[:0:0]
 	var notes []string
 	for _, mem := range mems {

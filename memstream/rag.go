@@ -3,10 +3,9 @@ package memstream
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
-	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/ariadne"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
@@ -27,7 +26,7 @@ const (
 // replaced by one of the following alternatives").
 type RAGMemory struct {
 	Goal        string
-	History     []arigraph.Step
+	History     []Step
 	Observation string
 	Episodes    []string // the retrieved memories, best first
 	K           int      // the retrieval budget named in the prompt
@@ -60,35 +59,25 @@ func RenderPlan(wm RAGMemory) (string, error) { return render("rag_plan.tmpl", w
 func RenderDecide(wm RAGMemory) (string, error) { return render("rag_decide.tmpl", wm.data()) }
 
 // Decider is Ariadne's planning and decision modules with the stream as
-// memory. Replies are read by arigraph's parsers, as the reply forms are the
-// same.
+// memory. Replies are read by package ariadne, as AriGraph's are: the reply
+// forms are the same.
 type Decider struct {
 	Chat        llm.Chatter
 	Temperature float64
 }
 
-func (d *Decider) ask(ctx context.Context, purpose, prompt string) (string, error) {
-	r, err := d.Chat.Chat(ctx, llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}, Temperature: d.Temperature})
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", purpose, err)
-	}
-	return r.Text, nil
+func (d *Decider) request(purpose, prompt string, schema *llm.Schema) llm.Request {
+	return llm.Request{Purpose: purpose, Messages: []llm.Message{{Role: "user", Content: prompt}}, Temperature: d.Temperature, Schema: schema}
 }
 
-// Plan creates or updates the plan.
+// Plan creates or updates the plan; without a usable reply within
+// internal/reply's budget the plan so far stays (fell back).
 func (d *Decider) Plan(ctx context.Context, wm RAGMemory) (string, error) {
 	p, err := RenderPlan(wm)
 	if err != nil {
 		return "", err
 	}
-	r, err := d.ask(ctx, PurposePlan, p)
-	if err != nil {
-		return "", err
-	}
-	plan := arigraph.ParsePlan(r)
-	// An empty plan leaves the agent without one this step (skipped).
-	noteLines(ctx, PurposePlan, r, len(strings.TrimSpace(plan)))
-	return plan, nil
+	return ariadne.PlanOrKeep(ctx, d.Chat, d.request(PurposePlan, p, ariadne.PlanSchema), wm.Plan)
 }
 
 // Decide returns a reason and one action; an unreadable reply gives an
@@ -98,12 +87,5 @@ func (d *Decider) Decide(ctx context.Context, wm RAGMemory) (reason, action stri
 	if err != nil {
 		return "", "", err
 	}
-	r, err := d.ask(ctx, PurposeDecide, p)
-	if err != nil {
-		return "", "", err
-	}
-	reason, action, ok := arigraph.ParseDecision(r)
-	// Without an action the caller falls back to matching the reply.
-	replyfmt.Note(ctx, PurposeDecide, r, ok && action != "", llm.FellBack)
-	return reason, action, nil
+	return ariadne.DecideOrNot(ctx, d.Chat, d.request(PurposeDecide, p, replyfmt.WithChoices(ariadne.DecideSchema, "action_to_take", wm.Actions)))
 }

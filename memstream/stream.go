@@ -19,10 +19,10 @@ import (
 // Defaults of seed 001 Sec. 4.1-4.2 and seed 000 Sec. 4.2.
 const (
 	DefaultDecay     = 0.995 // recency decay per step (seed 001 Sec. 4.1: per game hour; our clock is agent steps)
-	DefaultThreshold = 150   // summed importance that triggers reflection (Sec. 4.2)
-	DefaultK         = 5     // retrieved memories in working memory (seed 000 Sec. 4.2)
-	DefaultRecent    = 100   // recent records shown when asking reflection questions (Sec. 4.2)
-	DefaultQuestions = 3     // reflection questions (Sec. 4.2)
+	defaultThreshold = 150   // summed importance that triggers reflection (Sec. 4.2)
+	defaultK         = 5     // retrieved memories in working memory (seed 000 Sec. 4.2)
+	defaultRecent    = 100   // recent records shown when asking reflection questions (Sec. 4.2)
+	defaultQuestions = 3     // reflection questions (Sec. 4.2)
 	DefaultInsights  = 5     // insights per reflection (Sec. 4.2)
 )
 

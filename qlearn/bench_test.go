@@ -7,7 +7,8 @@ import (
 )
 
 // bigTable fills a table with nStates rows of perRow random thoughts out of
-// nThoughts, the memory size of issue 10's per-step target.
+// nThoughts, the memory size of the per-step overhead target
+// (docs/PERFORMANCE.md).
 func bigTable(b *testing.B, nStates, nThoughts, perRow int) *Table {
 	b.Helper()
 	tb := newTable(b)
@@ -22,7 +23,8 @@ func bigTable(b *testing.B, nStates, nThoughts, perRow int) *Table {
 
 // BenchmarkStep measures one training step's table work (an Update with its
 // bootstrap, then a Best for the next decision) at 10,000 states x 10,000
-// thoughts; issue 10 allows 1 ms for the whole trainer overhead per step.
+// thoughts; the target allows 1 ms for the whole trainer overhead per
+// step (docs/PERFORMANCE.md).
 func BenchmarkStep(b *testing.B) {
 	for _, perRow := range []int{10, 100} {
 		b.Run(fmt.Sprintf("states=10000/thoughts=10000/perRow=%d", perRow), func(b *testing.B) {

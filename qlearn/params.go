@@ -24,16 +24,16 @@ const (
 	// and training meets the tasks in blocks of one type, so a constant
 	// rate makes an entry's value that of the last few updates, i.e. of the
 	// type trained last. Measured on the household world with the offline
-	// roles (issue 15; cmd/sweep grid mode, world seeds 1-10 x run seeds
+	// roles (cmd/sweep grid mode, world seeds 1-10 x run seeds
 	// 1-2, one worker): alpha 0.2 gave a mean valid_unseen success of 0.909
 	// with 5 tasks per type and 0.608 with 20 (7 and 3 of 10 cells at >=
 	// 0.85 on both seeds); alpha 0.05 gave 0.952 and 0.998 (9 and 10 of 10).
 	// Those runs played the tasks in the suite's order (by type); with the
 	// shuffled order of the training tasks (app.TrainingTasks, the default
 	// since then) 0.2 did not do better with 1 task per type either (0.605
-	// against 0.666 over world seeds 1-8, run seed 1). README "SAMem sweep"
-	// has the tables. An earlier measurement (2 workers) had chosen 0.2 over
-	// 0.5.
+	// against 0.666 over world seeds 1-8, run seed 1).
+	// docs/results/2026-11-24-samem-sweep.md has the tables. An earlier
+	// measurement (2 workers) had chosen 0.2 over 0.5.
 	DefaultAlpha = 0.05
 	// DefaultGamma is the discount factor. With 0.9 a final reward of 1 is
 	// still worth 0.9^10 ≈ 0.35 ten steps earlier and 0.9^30 ≈ 0.04 thirty

@@ -51,8 +51,8 @@ type column struct {
 
 // Table is a sparse Q-table over (state id, thought id), stored as one row
 // per state so that Update, Best and MaxQ cost O(row size), independent of
-// the number of states and thoughts (issue 10: per-step overhead must stay
-// far below 1 ms at 10,000 x 10,000).
+// the number of states and thoughts (the per-step overhead must stay far
+// below 1 ms at 10,000 x 10,000; docs/PERFORMANCE.md).
 //
 // Pairs that are not stored have Q = 0 (Algorithm 1, line 1: the table is
 // initialised to 0). A Table is not safe for concurrent use; see the package
@@ -262,9 +262,10 @@ func (t *Table) Best(s int64) (th int64, q float64, ok bool) {
 // visited one, then the higher Q, then the smaller thought id. margin 0 is
 // Best. It returns the chosen entry's own Q. Seed 002 (Eq. 6, Sec. 3.3)
 // takes a plain argmax; this is the evaluation option samem.Config.TieMargin
-// (issue 15: in a state cluster that aliases many situations, thoughts
-// 0.0007 apart at Q 0.24 are equal within the noise of a constant learning
-// rate, and the rarely tried one won). A negative or NaN margin is 0.
+// (docs/results/2026-11-24-samem-sweep.md: in a state cluster that aliases
+// many situations, thoughts 0.0007 apart at Q 0.24 are equal within the
+// noise of a constant learning rate, and the rarely tried one won). A
+// negative or NaN margin is 0.
 func (t *Table) BestWithin(s int64, margin float64) (th int64, q float64, ok bool) {
 	th, q, ok = t.Best(s)
 	if !ok || !(margin > 0) {

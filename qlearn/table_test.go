@@ -499,7 +499,7 @@ func TestStateIDs(t *testing.T) {
 	}
 }
 
-// TestBestWithin: the issue 15 near-tie (state 5 of world 8 seed 5,
+// TestBestWithin: the near-tie of the SAMem sweep (state 5 of world 8 seed 5,
 // per-type 20: "Search" 0.2411 with 586 visits above "Open" 0.2404 with
 // 4365) and the cases around it, in every insertion order.
 func TestBestWithin(t *testing.T) {

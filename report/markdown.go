@@ -75,8 +75,12 @@ func comparison(b *strings.Builder, d Data) {
 		case m.HasMemory && m.Steps > 0:
 			guided = fmt.Sprintf("%.0f %%", 100*float64(m.GuidedSteps)/float64(m.Steps))
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %s | %d | %d | %d | %d | %.4f | %s |\n",
-			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, guided, m.Requests, m.CacheHits, m.TokensSent, m.Tokens, m.CostUSD, sizes(m.Memory))
+		tokens := fmt.Sprint(m.Tokens)
+		if m.ReasoningTokens > 0 {
+			tokens += fmt.Sprintf(" (%d reasoning)", m.ReasoningTokens)
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %s | %d | %d | %d | %s | %.4f | %s |\n",
+			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, guided, m.Requests, m.CacheHits, m.TokensSent, tokens, m.CostUSD, sizes(m.Memory))
 	}
 	b.WriteString("\n")
 	if len(flagged) > 0 {
@@ -89,7 +93,7 @@ func comparison(b *strings.Builder, d Data) {
 	parseTable(b, d)
 }
 
-// parseTable is every role's reply-parse account (issue 19).
+// parseTable is every role's reply-parse account.
 func parseTable(b *strings.Builder, d Data) {
 	any := false
 	for _, m := range d.Methods {
@@ -99,11 +103,12 @@ func parseTable(b *strings.Builder, d Data) {
 		return
 	}
 	b.WriteString("### Model replies per role\n\n")
-	b.WriteString("| method | role | replies | repaired | unusable | asked again | fell back | skipped | fallback |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("*Unusable*: replies that could not be used: unreadable, cut off at their token bound, or empty once the model's reasoning was taken out; *with reasoning*: replies that carried reasoning (never read as the answer), and the reasoning tokens the server reported.\n\n")
+	b.WriteString("| method | role | replies | repaired | unusable | asked again | fell back | skipped | fallback | with reasoning | reasoning tokens |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range d.Methods {
 		for _, p := range m.Parse {
-			fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.0f %% |\n", m.Name, p.Role, p.Replies, p.Repaired, p.Unusable, p.AskedAgain, p.FellBack, p.Skipped, 100*p.FallbackShare)
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.0f %% | %d | %d |\n", m.Name, p.Role, p.Replies, p.Repaired, p.Unusable, p.AskedAgain, p.FellBack, p.Skipped, 100*p.FallbackShare, p.Reasoned, p.ReasoningTokens)
 		}
 	}
 	b.WriteString("\n")

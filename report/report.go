@@ -37,6 +37,8 @@ type Method struct {
 	// CacheHits, and the CostUSD of the tokens sent.
 	Tokens, TokensSent, Requests, CacheHits int64
 	CostUSD                                 float64
+	// ReasoningTokens are the part of the completion tokens spent reasoning.
+	ReasoningTokens int64
 	// Memory use: HasMemory is false for a method that keeps nothing
 	// between episodes; GuidedSteps of Steps were guided by its memory.
 	HasMemory          bool
@@ -86,6 +88,9 @@ type ParseRow struct {
 	Replies, Repaired, Unusable   int64
 	AskedAgain, FellBack, Skipped int64
 	FallbackShare                 float64
+	// Reasoned counts the replies that carried reasoning (taken out before
+	// parsing); ReasoningTokens the tokens the server said it spent on it.
+	Reasoned, ReasoningTokens int64
 }
 
 // SweepPoint is one training and evaluation of SAMem at one similarity

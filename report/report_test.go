@@ -48,10 +48,10 @@ func sample() Data {
 				HasMemory: true, Steps: 120,
 				History: hist([]float64{0.1, 0.4, 0.7}, []int{35, 50, 60}), ScoreByStep: []float64{0, 0.25, 0.5}, ScoreStd: []float64{0, 0.4, 0.5}},
 			{Name: "nomemory", Baseline: true, Overall: runner.Summary{Tasks: 4, Successes: 1, SuccessRate: 0.25, AvgScore: 0.25, SPL: f(0.1), SPLPaper: f(0.05), AvgSteps: 45, Errors: 1},
-				ByType: byType(0, 0.5), Tokens: 12345, TokensSent: 10000, Requests: 30, CacheHits: 5, CostUSD: 0.0123, Steps: 180, ScoreByStep: []float64{0, 0, 0.25},
-				// A role that fell back on 3 of 10 replies: flagged (issue 19).
+				ByType: byType(0, 0.5), Tokens: 12345, TokensSent: 10000, Requests: 30, CacheHits: 5, ReasoningTokens: 4000, CostUSD: 0.0123, Steps: 180, ScoreByStep: []float64{0, 0, 0.25},
+				// A role that fell back on 3 of 10 replies: flagged.
 				FallbackShare: 0.3, MeasuresFallback: true,
-				Parse: []ParseRow{{Role: "summarize", Replies: 10, Repaired: 4, Unusable: 3, FellBack: 3, FallbackShare: 0.3}}},
+				Parse: []ParseRow{{Role: "summarize", Replies: 10, Repaired: 4, Unusable: 3, FellBack: 3, FallbackShare: 0.3, Reasoned: 6, ReasoningTokens: 4000}}},
 		},
 		Sweep: []SweepPoint{
 			{Param: "threshold", Value: 0.9, Tasks: 4, SuccessRate: 0.75, AvgScore: 0.75, States: 14, Thoughts: 12, Entries: 50},

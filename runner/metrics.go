@@ -13,7 +13,7 @@ import (
 // An episode that ended in an error (a model call that failed after its
 // retry budget, a dead environment, a replay miss) is errored, not failed:
 // it is counted in Errors and left out of every rate and average, which are
-// over the Completed episodes only (issue 19 point 1). A summary with
+// over the Completed episodes only. A summary with
 // errored episodes measures fewer tasks than it lists, and says so.
 type Summary struct {
 	Tasks int `json:"tasks"`

@@ -22,8 +22,8 @@ func TestSummarizeSPL(t *testing.T) {
 		ep("put", 5, agent.Outcome{Won: true, Steps: 10, Score: 1, MaxScore: 1}),
 		// Done at the step limit, not won: 0, whatever the steps.
 		ep("clean", 6, agent.Outcome{Truncated: true, Steps: 6, MaxScore: 1}),
-		// Won but the episode ended in an error: errored, in no rate (issue
-		// 19 point 1), neither a success nor a failure.
+		// Won but the episode ended in an error: errored, in no rate,
+		// neither a success nor a failure.
 		ep("clean", 6, agent.Outcome{Won: true, Steps: 6, Err: "boom"}),
 	}
 	s := Summarize(eps, map[string]int{"put": 4, "clean": 6})

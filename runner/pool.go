@@ -37,8 +37,8 @@ type result struct {
 // by the next job of that worker for certain. Waiting for the channel alone
 // would not do: a select with both a job to hand out and a closed stop ready
 // picks either at random, so a stopped run could go on starting episodes
-// (issue 15: TestEvalWarnsMidIteration saw a whole iteration finish after
-// its stop, once in 20 runs).
+// (TestEvalWarnsMidIteration saw a whole iteration finish after its stop,
+// once in 20 runs).
 //
 // admit, when not nil, is asked (under a lock, with the number of jobs
 // running) before each job starts: nil starts it; ErrWait, while other jobs

@@ -13,7 +13,7 @@ import (
 // finishes lets no further episode start on that worker. Before the worker
 // checked the stops itself, the job hand-out's select picked at random
 // between a waiting job and the closed stop, so a stopped run went on
-// starting episodes (issue 15, TestEvalWarnsMidIteration). Repeated, since
+// starting episodes (TestEvalWarnsMidIteration). Repeated, since
 // the old fault showed only in some schedules; with one worker the count is
 // exact in every one.
 func TestStopStartsNothingNew(t *testing.T) {

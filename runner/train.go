@@ -224,7 +224,7 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		// An episode cut short (by a method failure or a cancellation) may
 		// have written part of its effects into the method's memory; it is
 		// replayed on resume, so a checkpoint now would count those effects
-		// twice (issue 19 point 6). Such an iteration is not checkpointed:
+		// twice. Such an iteration is not checkpointed:
 		// the last checkpoint holds only whole episodes, and resume replays
 		// what came after it (free from the response cache).
 		cut := 0

@@ -6,7 +6,7 @@ import (
 
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
-	"github.com/samem/trainer/thought"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // TestActionLevelStoresActions checks seed 002 Table 3's action-level
@@ -23,7 +23,7 @@ func TestActionLevelStoresActions(t *testing.T) {
 	}
 	taken := map[string]bool{}
 	thoughts := map[string]bool{}
-	for _, s := range thought.HouseholdStrategies {
+	for _, s := range thoughtoff.HouseholdStrategies {
 		thoughts[s.Thought] = true
 	}
 	snap := m.Snapshot()
@@ -31,7 +31,7 @@ func TestActionLevelStoresActions(t *testing.T) {
 		t.Fatal("no memory entries")
 	}
 	for _, r := range snap.Thoughts {
-		if thoughts[r.Text] || r.Text == thought.FollowRemembered {
+		if thoughts[r.Text] || r.Text == thoughtoff.FollowRemembered {
 			t.Errorf("action-level memory stored the thought %q", r.Text)
 		}
 		taken[r.Text] = true
@@ -47,7 +47,7 @@ func TestActionLevelStoresActions(t *testing.T) {
 		for _, tr := range ep.Transitions {
 			if tr.Decision.Guided {
 				guided++
-				if tr.Decision.Thought == thought.FollowRemembered && taken[tr.Decision.Action] {
+				if tr.Decision.Thought == thoughtoff.FollowRemembered && taken[tr.Decision.Action] {
 					followed++
 				}
 			}

@@ -40,7 +40,7 @@ func newClusters(exactText bool, threshold float32, dim int) (clusters, error) {
 }
 
 // restoreClusters returns the clusters of rows. With image bytes (an index
-// file, issue 18) the vector index comes back from them; when they are
+// file) the vector index comes back from them; when they are
 // absent or unusable it is rebuilt, and note says why (empty when the image
 // was used or there is no index to restore).
 func restoreClusters(exactText bool, threshold float32, dim int, rows []checkpoints.ClusterRow, nextID int64, image []byte, imageErr error) (c clusters, note string, err error) {

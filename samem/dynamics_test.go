@@ -7,16 +7,16 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/qlearn"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 func newTest(t *testing.T, cfg Config) *Method {
 	t.Helper()
-	m, err := New(cfg, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)})
+	m, err := New(cfg, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func TestScheduleUnits(t *testing.T) {
 	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/400); math.Abs(got-want) > 1e-12 {
 		t.Errorf("step schedule: epsilon %v, want %v", got, want)
 	}
-	start.Task.MaxSteps = 0 // no limit given: DefaultStepLimit
-	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/(10*DefaultStepLimit)); math.Abs(got-want) > 1e-12 {
+	start.Task.MaxSteps = 0 // no limit given: defaultStepLimit
+	if got, want := step.Epsilon(start), qlearn.Eps0*math.Exp(-qlearn.Beta*100/(10*defaultStepLimit)); math.Abs(got-want) > 1e-12 {
 		t.Errorf("step schedule, default limit: epsilon %v, want %v", got, want)
 	}
 	ep := newTest(t, Config{Schedule: ScheduleEpisode})
@@ -49,7 +49,7 @@ func TestScheduleUnits(t *testing.T) {
 	if got := newTest(t, Config{NoDecay: true}).Epsilon(start); got != 1 {
 		t.Errorf("no-decay epsilon %v, want 1", got)
 	}
-	if _, err := New(Config{Schedule: "hourly"}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)}); err == nil {
+	if _, err := New(Config{Schedule: "hourly"}, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)}); err == nil {
 		t.Error("an unknown schedule was accepted")
 	}
 }
@@ -127,7 +127,7 @@ func TestTieMargin(t *testing.T) {
 		if ids["search"] == ids["open"] {
 			t.Fatalf("thought clusters %v", ids)
 		}
-		// The near-tie of issue 15: "search" slightly higher, "open" far
+		// The near-tie of the SAMem sweep: "search" slightly higher, "open" far
 		// better tested.
 		err := m.table.Set(1, ids["search"], 0.2411)
 		if err == nil {
@@ -162,7 +162,7 @@ func TestTieMargin(t *testing.T) {
 		}
 	}
 	for _, bad := range []float64{-0.1, 1, math.NaN()} {
-		if _, err := New(Config{TieMargin: bad}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)}); err == nil {
+		if _, err := New(Config{TieMargin: bad}, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)}); err == nil {
 			t.Errorf("tie margin %v was accepted", bad)
 		}
 	}

@@ -3,6 +3,7 @@ package samem
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
@@ -23,6 +24,10 @@ type episode struct {
 	matched   bool  // state is a known cluster (always in Train)
 	started   bool
 	thought   int64 // thought cluster of the last Act (Train)
+	// unstored marks a step of the last Act with no thought (or, at action
+	// level, no action) to store: the model gave no usable one, so the
+	// step's transition is not learned (the thought is never made up).
+	unstored bool
 }
 
 // locate summarises obs into a state and finds its cluster: in training the
@@ -69,15 +74,17 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	guide := ""
 	if !explore {
 		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
-	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < RetryZeroShare {
+	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < retryZeroShare {
 		guide = e.m.retryZero(e.state)
 	}
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})
 	if err != nil {
 		return agent.Decision{}, err
 	}
-	if e.s.Mode == agent.Train {
-		key := memoryKey(e.m.cfg, d)
+	e.unstored = false
+	if key := memoryKey(e.m.cfg, d); e.s.Mode == agent.Train && strings.TrimSpace(key) == "" {
+		e.unstored = true
+	} else if e.s.Mode == agent.Train {
 		vec, err := e.m.embed(ctx, key)
 		if err != nil {
 			return agent.Decision{}, fmt.Errorf("thought: %w", err)
@@ -102,7 +109,7 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	if err := e.locate(ctx, tr.Decision.Action, tr.Result.Observation); err != nil {
 		return err
 	}
-	if e.s.Mode != agent.Train {
+	if e.s.Mode != agent.Train || e.unstored {
 		return nil
 	}
 	terminal := tr.Result.Done && !tr.Result.Truncated
@@ -123,16 +130,20 @@ func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	st := &m.stats
+	if mode == agent.Eval {
+		st = &m.evalStats
+	}
 	count := func(guided bool) {
 		if guided {
-			m.stats.Guided++
+			st.Guided++
 		} else {
-			m.stats.Free++
+			st.Free++
 		}
 	}
 	if !matched {
 		if mode == agent.Eval {
-			m.stats.Unmatched++
+			st.Unmatched++
 		}
 		count(false)
 		return ""
@@ -168,8 +179,9 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 // Why: rewards are sparse, so a thought tried while its successor state had
 // no value yet gets Q = 0 (Eq. 4-5 with r = 0 and max Q(s') = 0) however
 // good it is, and under Eq. 6 the argmax then prefers any positive thought
-// for ever, even one worth little (issue 15: "process the item with the
-// appliance" tried once at 0, never again; 0.44 success on world seed 13).
+// for ever, even one worth little ("process the item with the appliance"
+// tried once at 0, never again; 0.44 success on world seed 13, measured
+// with the suite's task order: docs/results/2026-11-24-samem-sweep.md).
 // Exploring steps retry such thoughts so that their value is learned once
 // the successor's value is known. Unexplored thoughts the model has not
 // proposed here are still found by the free exploration of Eq. 6.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +37,7 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	if err := checkpoints.SaveSAMem(ctx, dir, st); err != nil {
 		return fmt.Errorf("save samem: %w", err)
 	}
-	// The cluster indexes as they are (issue 18), so that Load need not
+	// The cluster indexes as they are, so that Load need not
 	// rebuild them; derived files, rebuilt by Load when unusable.
 	for i, img := range images {
 		if img == nil {
@@ -57,6 +58,10 @@ func (m *Method) Save(ctx context.Context, dir string) error {
 	}
 	return nil
 }
+
+// ErrFormat is returned (wrapped) by Load when the step clock file
+// (samem.json) is not the JSON Save writes.
+var ErrFormat = errors.New("samem: bad checkpoint")
 
 // progressFile keeps the method's step clock (the Q-table's
 // last_update_step continues from it after a resume) and its counters.
@@ -144,7 +149,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 		return fmt.Errorf("load samem: %w", err)
 	}
 	if err := json.Unmarshal(b, &pr); err != nil {
-		return fmt.Errorf("load samem %s: %w", path, err)
+		return fmt.Errorf("load samem %s: %w: %w", path, ErrFormat, err)
 	}
 	entries := make([]qlearn.Entry, len(st.QTable))
 	for i, r := range st.QTable {
@@ -158,7 +163,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 	// longest of the three rather than their sum.
 	//
 	// The cluster indexes come back from their index files when these are
-	// usable (issue 18); otherwise they are rebuilt from the vectors, which
+	// usable; otherwise they are rebuilt from the vectors, which
 	// LoadSAMem has read and checked, with a note: an index file is derived
 	// data, and a damaged one costs time, never the checkpoint.
 	var (

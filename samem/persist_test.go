@@ -12,15 +12,15 @@ import (
 
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster/synth"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/offline"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 func newWithLog(t testing.TB, log *bytes.Buffer) *Method {
 	t.Helper()
-	m, err := New(Config{}, Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{},
+	m, err := New(Config{}, Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{},
 		Embedder: offline.New(1024), Log: log})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func loadCase(t *testing.T, n int, damage func(dir string)) (loaded *Method, log
 	return re, lb.String(), before, after
 }
 
-// TestLoadRestoresIndexes (issue 18): a memory of 3,000 realistic states
+// TestLoadRestoresIndexes: a memory of 3,000 realistic states
 // and thoughts, saved and loaded, comes back with its cluster indexes read
 // from the index files (no rebuild, no note), and every decision after the
 // load (evaluation matches, then training assignments) equals the decision
@@ -161,7 +161,7 @@ func TestLoadRestoresIndexes(t *testing.T) {
 }
 
 // TestLoadOldCheckpoint: a checkpoint without index files (written before
-// issue 18) loads, its indexes rebuilt, with one note printed once.
+// they existed) loads, its indexes rebuilt, with one note printed once.
 func TestLoadOldCheckpoint(t *testing.T) {
 	re, log, before, after := loadCase(t, 1000, func(dir string) {
 		for _, f := range indexFiles {

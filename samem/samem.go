@@ -44,7 +44,7 @@ type Config struct {
 	// Schedule is what t and T of Eq. 7 count: ScheduleStep (default, as
 	// Algorithm 1 decays epsilon after every step) or ScheduleEpisode. The
 	// default is the step schedule of the paper; it measured better on the
-	// household world (README, "SAMem sweep").
+	// household world (docs/results/2026-11-24-samem-sweep.md).
 	Schedule Schedule `json:"schedule,omitempty"`
 	// NoForgetting turns the forgetting step off (Fig. 6 compares the two).
 	NoForgetting bool `json:"no_forgetting"`
@@ -76,26 +76,26 @@ type Config struct {
 	ActionLevel bool `json:"action_level"`
 	// RetryZero lets exploring steps retry a tried thought whose Q is still
 	// 0 in a state that has a positive thought (episode.go, retryZero).
-	// Off by default (README, "SAMem sweep", has the measurement).
+	// Off by default (docs/results/2026-11-24-samem-sweep.md has the measurement).
 	RetryZero bool `json:"retry_zero,omitempty"`
 	// TieMargin makes evaluation's argmax (Sec. 3.3) treat as tied the
 	// thoughts of the matched state whose Q is within this fraction of the
 	// best, and follow the most visited of them (qlearn.Table.BestWithin).
 	// 0 (default) is the paper's plain argmax (ties by visits, then id).
-	// Training is unchanged. Not in seed 002; README, "SAMem sweep", has
-	// the measurement.
+	// Training is unchanged. Not in seed 002;
+	// docs/results/2026-11-24-samem-sweep.md has the measurement.
 	TieMargin float64 `json:"tie_margin,omitempty"`
 	// TaskProgress is read by the app for the offline summariser
-	// (summarize.Offline.TaskProgress): the task's progress is part of the
+	// (summarize/offline.Summarizer.TaskProgress): the task's progress is part of the
 	// household state. SAMem itself does not use it.
 	TaskProgress bool `json:"task_progress,omitempty"`
 }
 
-// RetryZeroShare is the share of exploring steps that retry a zero-valued
+// retryZeroShare is the share of exploring steps that retry a zero-valued
 // thought of the state (when it has one) instead of exploring freely. One
 // half keeps free exploration, which finds thoughts never proposed in the
 // state, as frequent as the retries.
-const RetryZeroShare = 0.5
+const retryZeroShare = 0.5
 
 func (c Config) withDefaults() Config {
 	if c.Threshold == 0 {
@@ -149,14 +149,14 @@ const (
 	ScheduleStep Schedule = "step"
 	// ScheduleEpisode counts episodes: t is the episode's index in the
 	// schedule and T the number of training episodes; epsilon is fixed
-	// within an episode. Kept as an option (README, "SAMem sweep", has the
-	// measurement).
+	// within an episode. Kept as an option
+	// (docs/results/2026-11-24-samem-sweep.md has the measurement).
 	ScheduleEpisode Schedule = "episode"
 )
 
-// DefaultStepLimit is the step limit assumed for a task that gives none,
+// defaultStepLimit is the step limit assumed for a task that gives none,
 // as the runner does (runner.DefaultMaxSteps).
-const DefaultStepLimit = 50
+const defaultStepLimit = 50
 
 // ErrConfig is returned by New for an unusable configuration.
 var ErrConfig = errors.New("invalid samem configuration")
@@ -204,7 +204,11 @@ type Method struct {
 	forgetter *forget.Forgetter
 	step      int64             // training transitions applied (the Q-table's step clock)
 	pruned    map[[2]int64]bool // (state, thought) pairs forgetting rejected; never retried
-	stats     Stats
+	stats     Stats             // of training, saved with the memory
+	// evalStats counts evaluation steps apart from stats, so that
+	// evaluating leaves the saved memory as it was (agenttest's
+	// eval-frozen clause); it is never saved.
+	evalStats Stats
 	vecs      vecCache
 	loadNotes []string // of the last Load (LoadNotes)
 }
@@ -217,7 +221,7 @@ type Stats struct {
 	// CleanedStates and CleanedThoughts are the clusters removed by the
 	// optional clean-up (Config.ForgetDropZero), beyond the paper's step.
 	CleanedStates, CleanedThoughts int
-	Guided, Free                   int // steps with and without guidance from memory
+	Guided, Free                   int // training steps with and without guidance from memory
 	Unmatched                      int // evaluation steps whose state matched no cluster
 }
 
@@ -267,7 +271,9 @@ func (m *Method) Config() Config { return m.cfg }
 func (m *Method) Stats() Stats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.stats
+	st := m.stats
+	st.Unmatched = m.evalStats.Unmatched
+	return st
 }
 
 // Counters implements agent.Counter: the forgetting step's checks and
@@ -306,7 +312,7 @@ func (m *Method) Epsilon(s agent.Start) float64 {
 	}
 	limit := s.Task.MaxSteps
 	if limit <= 0 {
-		limit = DefaultStepLimit
+		limit = defaultStepLimit
 	}
 	m.mu.Lock()
 	t := m.step

@@ -4,19 +4,24 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"strings"
 	"text/template"
 
 	"github.com/samem/trainer/envbridge"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
 
 var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// Schema is the JSON schema of the summariser's structured answer
+// ({"summary": "..."}), beside its prompts.
+var Schema = replyfmt.LoadSchema(promptFS, "prompts/summary.schema.json", "summary")
 
 // Purpose is the accounting name of the summariser's model calls.
 const Purpose = "summarize"
@@ -68,18 +73,41 @@ func (s *llmSession) Summarize(ctx context.Context, action string, obs envbridge
 			s.history = s.history[len(s.history)-n:]
 		}
 	}
-	resp, err := s.cfg.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: s.cfg.MaxTokens})
+	req := llm.Request{Purpose: Purpose, Messages: msgs, Temperature: 0, MaxTokens: s.cfg.MaxTokens, Schema: Schema}
+	var state string
+	_, err = replyfmt.Ask(ctx, s.cfg.chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (repaired bool, err error) {
+		state, repaired, err = ParseAnswer(a)
+		return repaired, err
+	})
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		// No usable summary within the budget: the state is the raw
+		// observation, SAMem's "w/o situation processing" form (Table 2).
+		return Fallback(obs), nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("summarize: %w", err)
 	}
-	state, repaired, err := ParseReplyRepaired(resp.Text)
-	if err != nil {
-		// The caller stops the episode: the reply is not used at all.
-		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
-		return "", err
-	}
-	llm.NoteParsed(ctx, Purpose, repaired)
 	return state, nil
+}
+
+// Fallback is the state of an observation no usable summary was given for:
+// the observation itself, as Raw makes it.
+func Fallback(obs envbridge.Observation) string {
+	s, _ := rawSession{}.Summarize(context.Background(), "", obs)
+	return s
+}
+
+// ParseAnswer reads a summariser's answer: the "summary" of its JSON when
+// the server was asked for the schema and answered with it, else the text
+// (ParseReplyRepaired); the summary is read the same way in both cases.
+func ParseAnswer(a replyfmt.Answer) (string, bool, error) {
+	var v struct {
+		Summary string `json:"summary"`
+	}
+	if a.Structured && replyfmt.Decode(a.Text, &v) {
+		return ParseReplyRepaired(v.Summary)
+	}
+	return ParseReplyRepaired(a.Text)
 }
 
 // Messages renders the summariser's prompt: the style's system prompt and a
@@ -127,7 +155,7 @@ func ParseReply(reply string) (string, error) {
 // ParseReplyRepaired is ParseReply that also says whether the reply needed
 // repair: a fence (with its language tag), a chat preamble or closing
 // remark, an emphasised label, quotes, or a JSON object around the summary
-// (internal/reply; issue 19: none of these may end up inside a state).
+// (internal/reply; none of these may end up inside a state).
 func ParseReplyRepaired(reply string) (string, bool, error) {
 	s, repaired := replyfmt.Clean(reply)
 	if v, ok := replyfmt.JSONString(s, "summary", "state", "situation"); ok {
@@ -148,7 +176,7 @@ func ParseReplyRepaired(reply string) (string, bool, error) {
 			s, repaired = t, true
 		}
 	}
-	s = clip(strings.TrimSpace(s), MaxStateLen)
+	s = Clip(strings.TrimSpace(s), MaxStateLen)
 	if s == "" {
 		return "", repaired, fmt.Errorf("summarize: reply %q: %w", truncate(reply, 80), ErrEmptySummary)
 	}

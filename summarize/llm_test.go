@@ -9,6 +9,7 @@ import (
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/golden"
 	"github.com/samem/trainer/llm"
+	"github.com/samem/trainer/llm/llmtest"
 )
 
 func TestPromptsGolden(t *testing.T) {
@@ -111,7 +112,82 @@ func TestRaw(t *testing.T) {
 	if err != nil || got != "You arrive at desk 1." {
 		t.Errorf("Raw = %q, %v", got, err)
 	}
-	if _, err := s.Summarize(context.Background(), "", envbridge.Observation{}); !errors.Is(err, ErrEmptySummary) {
-		t.Errorf("Raw(empty) error = %v", err)
+	if got, err := s.Summarize(context.Background(), "", envbridge.Observation{}); err != nil || got != NoObservation {
+		t.Errorf("Raw(empty) = %q, %v; want %q", got, err, NoObservation)
 	}
 }
+
+// TestReasoningNeverAState: a summary is read after the reasoning is taken
+// out, in every shape a reasoning model gives it; a reply cut off or left
+// with nothing once its reasoning is out is asked again with more room,
+// and after the budget the state is the raw observation (counted as fell
+// back), never an error.
+func TestReasoningNeverAState(t *testing.T) {
+	obs := envbridge.Observation{Text: "You arrive at desk 1."}
+	for _, tc := range []struct {
+		name   string
+		script []llmtest.Scripted
+		want   string
+		stats  llm.Stats
+	}{
+		{"closed block", []llmtest.Scripted{{Text: "<think>Summary: poison</think>\nYou hold the target object."}},
+			"You hold the target object.", llm.Stats{Replies: 1, Reasoned: 1}},
+		{"only the closing tag", []llmtest.Scripted{{Text: "Summary: poison\n</think>\n\nYou hold the target object."}},
+			"You hold the target object.", llm.Stats{Replies: 1, Reasoned: 1}},
+		{"reasoning field", []llmtest.Scripted{{Text: "You hold the target object.", Reasoning: "Summary: poison"}},
+			"You hold the target object.", llm.Stats{Replies: 1, Reasoned: 1}},
+		{"cut off, then an answer", []llmtest.Scripted{
+			{Text: "<think>Summary: poison", FinishReason: "length"},
+			{Text: "You hold the target object.", FinishReason: "stop"}},
+			"You hold the target object.", llm.Stats{Replies: 2, Unusable: 1, AskedAgain: 1, Reasoned: 1}},
+		{"cut off with text", []llmtest.Scripted{
+			{Text: "You hold the", FinishReason: "length"},
+			{Text: "You hold the target object."}},
+			"You hold the target object.", llm.Stats{Replies: 2, Unusable: 1, AskedAgain: 1}},
+		{"never usable", []llmtest.Scripted{
+			{Text: "", Reasoning: "Summary: poison", FinishReason: "length"},
+			{Text: "<think>Summary: poison</think>"},
+			{Text: "Summary:"}},
+			"You arrive at desk 1.", llm.Stats{Replies: 3, Unusable: 3, AskedAgain: 2, FellBack: 1, Reasoned: 2}},
+		{"structured", []llmtest.Scripted{{Text: `{"summary": "You hold the target object."}`, Structured: true}},
+			"You hold the target object.", llm.Stats{Replies: 1}},
+		{"structured request ignored", []llmtest.Scripted{{Text: "Summary: You hold the target object.", Structured: true}},
+			"You hold the target object.", llm.Stats{Replies: 1, Repaired: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := llmtest.NewChatter(t)
+			ch.Add(tc.script...)
+			meter := llm.NewMeter(nil)
+			ctx := llm.WithMeter(context.Background(), meter)
+			got, err := NewLLM(ch).Begin(envbridge.Task{Goal: "g"}, envbridge.StyleHousehold).Summarize(ctx, "", obs)
+			if err != nil || got != tc.want {
+				t.Fatalf("Summarize = %q, %v; want %q", got, err, tc.want)
+			}
+			if st := meter.Report().ByPurpose[Purpose]; st != tc.stats {
+				t.Errorf("counts %+v, want %+v", st, tc.stats)
+			}
+			reqs := ch.Requests()
+			if reqs[0].Schema != Schema || reqs[0].MaxTokens != 150 {
+				t.Errorf("first request: schema %v, max tokens %d", reqs[0].Schema, reqs[0].MaxTokens)
+			}
+			for i, r := range reqs[1:] {
+				if r.MaxTokens != 150<<(i+1) || r.Again != i+1 || !strings.Contains(r.Messages[1].Content, "Answer now") {
+					t.Errorf("request %d asked again with %d tokens, Again %d:\n%s", i+2, r.MaxTokens, r.Again, r.Messages[1].Content)
+				}
+			}
+		})
+	}
+}
+
+// TestTransportErrorStops: a failed call (the client's retries spent) is
+// the summariser's error, the one thing that may stop a run.
+func TestTransportErrorStops(t *testing.T) {
+	ch := llmtest.NewChatter(t)
+	boom := errors.New("server gone")
+	ch.Add(llmtest.Scripted{Err: boom})
+	if _, err := NewLLM(ch).Begin(envbridge.Task{}, envbridge.StyleHousehold).Summarize(context.Background(), "", envbridge.Observation{Text: "x"}); !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the transport error", err)
+	}
+}
+
+func TestSchemaGolden(t *testing.T) { golden.Schema(t, Schema) }

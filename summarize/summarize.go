@@ -5,9 +5,9 @@
 //   - LLM: the paper's summariser, one chat call per step, with a prompt per
 //     environment style (Appendix D.1, Fig. 12). Interactive fiction
 //     summarises the current observation only (Appendix A).
-//   - Offline: rules over the observation text and the goal that produce
-//     de-indexicalised states ("the target object", "the final destination")
-//     without a model.
+//   - offline.Summarizer (package summarize/offline): rules over the
+//     observation text and the goal that produce de-indexicalised states
+//     ("the target object", "the final destination") without a model.
 //   - Raw: the raw current observation, the "w/o situation processing"
 //     ablation of Table 2.
 package summarize
@@ -32,8 +32,15 @@ type Session interface {
 	Summarize(ctx context.Context, action string, obs envbridge.Observation) (string, error)
 }
 
-// ErrEmptySummary is returned when a model answers with no usable summary.
+// ErrEmptySummary is returned by the reply parsers for a reply with no
+// usable summary. The model-backed summariser never returns it: it asks
+// again, then falls back to the raw observation (LLM, Fallback).
 var ErrEmptySummary = errors.New("empty summary")
+
+// NoObservation is the state of an empty observation when the state is the
+// observation itself (Raw, and the model's fallback): a state is never
+// empty.
+const NoObservation = "(nothing observed)"
 
 // MaxStateLen bounds a state's length in bytes; longer model replies are cut
 // at a word boundary so that a runaway reply cannot bloat memory.
@@ -49,9 +56,9 @@ func (Raw) Begin(envbridge.Task, envbridge.Style) Session { return rawSession{} 
 type rawSession struct{}
 
 func (rawSession) Summarize(_ context.Context, _ string, obs envbridge.Observation) (string, error) {
-	s := clip(fold(obs.Text), MaxStateLen)
+	s := Clip(fold(obs.Text), MaxStateLen)
 	if s == "" {
-		return "", ErrEmptySummary
+		return NoObservation, nil
 	}
 	return s, nil
 }
@@ -59,8 +66,9 @@ func (rawSession) Summarize(_ context.Context, _ string, obs envbridge.Observati
 // fold collapses runs of white space into single spaces.
 func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// clip cuts s to at most n bytes at a word boundary.
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes at a word boundary (a state is at most
+// MaxStateLen bytes, whichever summariser wrote it).
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -6,20 +6,31 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	replyfmt "github.com/samem/trainer/internal/reply"
 	"math/rand/v2"
 	"strings"
 	"text/template"
 
+	"github.com/samem/trainer/actions"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/fold"
+	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
 
-//go:embed prompts/*.tmpl
+//go:embed prompts/*.tmpl prompts/*.schema.json
 var promptFS embed.FS
 
 var prompts = template.Must(template.ParseFS(promptFS, "prompts/*.tmpl"))
+
+// The JSON schemas of the thinker's structured answers, beside its prompts:
+// the thought alone (the first call of the two-call pipeline), the action
+// alone (its second call) and both (the one-call pipeline and the
+// baselines' actors).
+var (
+	ThoughtSchema       = replyfmt.LoadSchema(promptFS, "prompts/thought.schema.json", "thought")
+	ActionSchema        = replyfmt.LoadSchema(promptFS, "prompts/action.schema.json", "action")
+	ThoughtActionSchema = replyfmt.LoadSchema(promptFS, "prompts/thought_action.schema.json", "thought_action")
+)
 
 // Purpose is the accounting name of the thinker's model calls.
 const Purpose = "think"
@@ -115,31 +126,61 @@ type Asker struct {
 	Temperature float64
 	MaxTokens   int
 	MaxAttempts int // default DefaultMaxAttempts
+	// Schema is the structured answer asked for (nil: ThoughtActionSchema);
+	// with an admissible list its "action" is limited to it by an enum
+	// (replyfmt.WithChoices).
+	Schema *llm.Schema
 }
 
-// Ask sends msgs, parses the reply and matches its action (MatchAdmissible);
-// on a miss it tells the model and asks again, up to MaxAttempts calls. When
-// every attempt misses, the last proposed action is returned unmatched and
-// the environment answers it in its own words ("Nothing happens.").
+// Ask sends msgs, parses the reply and matches its action
+// (actions.MatchAdmissible); on a miss it tells the model and asks again, up
+// to MaxAttempts replies with an action. When every one misses, the last
+// proposed action is returned unmatched and the environment answers it in
+// its own words ("Nothing happens."). A reply it cannot use (cut off, empty once its
+// reasoning is out, or with neither thought nor action) is asked again
+// apart from that budget, up to internal/reply's DefaultAttempts calls;
+// after those the decision has no thought and no action (the environment
+// answers the empty action), or the last proposed one. Only a failed call
+// is an error.
 func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string) (Decision, error) {
 	attempts := a.MaxAttempts
 	if attempts <= 0 {
 		attempts = DefaultMaxAttempts
 	}
-	msgs = append([]llm.Message(nil), msgs...)
+	schema := a.Schema
+	if schema == nil {
+		schema = ThoughtActionSchema
+	}
+	schema = replyfmt.WithChoices(schema, "action", admissible)
+	base := llm.Request{Purpose: a.Purpose, Messages: append([]llm.Message(nil), msgs...), Temperature: a.Temperature, MaxTokens: a.MaxTokens, Schema: schema}
+	cur := base
 	var last Decision
-	for i := 1; i <= attempts; i++ {
-		resp, err := a.Chat.Chat(ctx, llm.Request{Purpose: a.Purpose, Messages: msgs, Temperature: a.Temperature, MaxTokens: a.MaxTokens})
-		if err != nil {
+	calls, misses, unusable := 0, 0, 0
+	for {
+		calls++
+		ans, err := replyfmt.Get(ctx, a.Chat, cur)
+		if err != nil && !Unusable(err) {
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
-		th, act, repaired, err := ParseReplyRepaired(resp.Text)
+		var th, act string
+		var repaired bool
+		if err == nil {
+			th, act, repaired, err = ParseAnswer(ans)
+		}
 		if err != nil {
+			unusable++
+			if unusable < replyfmt.DefaultAttempts {
+				llm.NoteUnusable(ctx, a.Purpose, llm.AskedAgain)
+				cur = replyfmt.Again(base, unusable, err)
+				continue
+			}
+			// The last proposed action, unmatched, or none.
 			llm.NoteUnusable(ctx, a.Purpose, llm.Skipped)
-			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
+			last.Attempts = calls
+			return last, nil
 		}
-		last = Decision{Thought: th, Action: act, Attempts: i}
-		match, _, ok, err := MatchAdmissible(ctx, a.Embedder, act, admissible)
+		last = Decision{Thought: th, Action: act, Attempts: calls}
+		match, _, ok, err := actions.MatchAdmissible(ctx, a.Embedder, act, admissible)
 		if err != nil {
 			return Decision{}, fmt.Errorf("%s: %w", a.Purpose, err)
 		}
@@ -148,12 +189,13 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 			llm.NoteParsed(ctx, a.Purpose, repaired)
 			return last, nil
 		}
-		if i < attempts {
-			llm.NoteUnusable(ctx, a.Purpose, llm.AskedAgain)
-		} else {
+		misses++
+		if misses >= attempts {
 			// The unmatched action goes to the environment as it is.
 			llm.NoteUnusable(ctx, a.Purpose, llm.Skipped)
+			return last, nil
 		}
+		llm.NoteUnusable(ctx, a.Purpose, llm.AskedAgain)
 		var fb bytes.Buffer
 		if err := prompts.ExecuteTemplate(&fb, "retry.tmpl", struct {
 			Action string
@@ -161,11 +203,42 @@ func (a Asker) Ask(ctx context.Context, msgs []llm.Message, admissible []string)
 		}{act, act == ""}); err != nil {
 			return Decision{}, fmt.Errorf("render retry.tmpl: %w", err)
 		}
-		msgs = append(msgs,
-			llm.Message{Role: "assistant", Content: resp.Text},
+		// The model's answer goes back without its reasoning.
+		base.Messages = append(base.Messages,
+			llm.Message{Role: "assistant", Content: ans.Text},
 			llm.Message{Role: "user", Content: strings.TrimSpace(fb.String())})
+		cur = base
 	}
-	return last, nil
+}
+
+// Unusable reports an error of internal/reply that says a reply was cut
+// off or empty: the model answered, and the role asks again or falls back.
+func Unusable(err error) bool {
+	return errors.Is(err, replyfmt.ErrCutOff) || errors.Is(err, replyfmt.ErrEmpty)
+}
+
+// ParseAnswer reads a thought and an action from an answer: the JSON's
+// "thought" and "action" when the server was asked for a schema and
+// answered with it (the action then read like any reply's: one line,
+// quotes removed), else the text (ParseReplyRepaired). A reply with
+// neither is ErrNoThought.
+func ParseAnswer(a replyfmt.Answer) (thought, action string, repaired bool, err error) {
+	var v struct {
+		Thought string `json:"thought"`
+		Action  string `json:"action"`
+	}
+	if !a.Structured || !replyfmt.Decode(a.Text, &v) {
+		return ParseReplyRepaired(a.Text)
+	}
+	thought = strings.Join(strings.Fields(v.Thought), " ")
+	if len(thought) > 1000 {
+		thought = thought[:1000]
+	}
+	action, repaired = replyfmt.Unquote(firstLine(v.Action))
+	if thought == "" && action == "" {
+		return "", "", repaired, fmt.Errorf("reply %q: %w", truncate(a.Text, 80), ErrNoThought)
+	}
+	return thought, action, repaired, nil
 }
 
 // Messages renders the thinker's prompt for one step.
@@ -232,7 +305,7 @@ func ParseReply(reply string) (thought, action string, err error) {
 }
 
 // ParseReplyRepaired is ParseReply that also says whether the reply needed
-// repair (issue 19's usage account): a fence, preamble or closing remark, a
+// repair (for the usage account): a fence, preamble or closing remark, a
 // JSON object, quotes around the whole reply or the action, markdown
 // emphasis or backticks.
 func ParseReplyRepaired(reply string) (thought, action string, repaired bool, err error) {

@@ -4,9 +4,10 @@
 //
 // Two implementations share one contract: LLM (prompts of Appendix D.2,
 // Fig. 13-15; by default two calls, the thought from the state and then the
-// action, Eq. 3; optionally one call replying "Thought: ... / Action: ...") and Offline (a fixed library
-// of de-indexicalised strategy thoughts and a rule-based executor). Both map
-// the proposed action onto the admissible list with MatchAdmissible.
+// action, Eq. 3; optionally one call replying "Thought: ... / Action: ...")
+// and package thought/offline's Thinker (a fixed library of
+// de-indexicalised strategy thoughts and a rule-based executor). Both map
+// the proposed action onto the admissible list with actions.MatchAdmissible.
 package thought
 
 import (

@@ -3,8 +3,11 @@ package thought
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	replyfmt "github.com/samem/trainer/internal/reply"
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/llm"
@@ -75,26 +78,39 @@ func (s *twoCallSession) Think(ctx context.Context, in Input) (Decision, error) 
 	if err != nil {
 		return Decision{}, err
 	}
-	resp, err := s.cfg.chat.Chat(ctx, llm.Request{Purpose: Purpose, Messages: msgs, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens})
-	if err != nil {
+	req := llm.Request{Purpose: Purpose, Messages: msgs, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, Schema: ThoughtSchema}
+	var th string
+	ans, err := replyfmt.Ask(ctx, s.cfg.chat, req, 0, llm.FellBack, func(a replyfmt.Answer) (bool, error) {
+		t, _, repaired, err := ParseAnswer(a)
+		if err == nil && t == "" {
+			err = fmt.Errorf("reply %q: %w", truncate(a.Text, 80), ErrNoThought)
+		}
+		th = t
+		return repaired, err
+	})
+	calls := max(ans.Calls, 1)
+	if errors.Is(err, replyfmt.ErrUnusable) {
+		// No usable thought within the budget: the guidance, when the
+		// memory gave one, is the thought; else the step has none (the
+		// action call carries out no thought, and SAMem stores nothing
+		// for the step).
+		th = ""
+		if !in.GuideIsAction {
+			th = in.Guide
+		}
+	} else if err != nil {
 		return Decision{}, fmt.Errorf("%s: %w", Purpose, err)
 	}
-	th, _, repaired, err := ParseReplyRepaired(resp.Text)
-	if err != nil {
-		llm.NoteUnusable(ctx, Purpose, llm.Skipped)
-		return Decision{}, fmt.Errorf("%s: %w", Purpose, err)
-	}
-	llm.NoteParsed(ctx, Purpose, repaired)
 	msgs, err = ActMessages(s.goal, th, in.Obs)
 	if err != nil {
 		return Decision{}, err
 	}
-	a := Asker{Chat: s.cfg.chat, Embedder: s.cfg.emb, Purpose: PurposeAct, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, MaxAttempts: s.cfg.MaxAttempts}
+	a := Asker{Chat: s.cfg.chat, Embedder: s.cfg.emb, Purpose: PurposeAct, Temperature: s.cfg.Temperature, MaxTokens: s.cfg.MaxTokens, MaxAttempts: s.cfg.MaxAttempts, Schema: ActionSchema}
 	d, err := a.Ask(ctx, msgs, in.Obs.Admissible)
 	if err != nil {
 		return Decision{}, err
 	}
 	d.Thought = th
-	d.Attempts++ // the thought call
+	d.Attempts += calls // the thought calls
 	return d, nil
 }

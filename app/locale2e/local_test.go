@@ -114,7 +114,7 @@ func TestSAMemTrainsWithLocalModels(t *testing.T) {
 			t.Errorf("%s: %+v; want calls with prompt and completion tokens counted", p, s)
 		}
 	}
-	// Issue 19's reply account: every parsed reply is counted, with the
+	// The reply account: every parsed reply is counted, with the
 	// ones repaired and unusable and what was done then.
 	if r := use.Total; r.Replies == 0 || r.Repaired+r.Unusable > r.Replies || r.Unusable != r.AskedAgain+r.FellBack+r.Skipped {
 		t.Errorf("reply account %+v: want replies counted, each unusable one asked again, fallen back or skipped", r)

@@ -1,5 +1,5 @@
 // Command cluster measures the online clustering of package cluster against
-// the exact scan in the same run (issue 10's targets) and prints one table:
+// the exact scan in the same run (the clustering targets) and prints one table:
 // figure, target, same-run baseline, ratio.
 //
 //	go run ./bench/cluster            # 100,000 and 10,000 stored vectors
@@ -224,6 +224,7 @@ func measure(ctx context.Context, o options, n int, full bool, log io.Writer) (r
 			return res, err
 		}
 		if created == ok {
+			//lint:ignore ST1005 the error names the two methods it compares
 			return res, fmt.Errorf("Assign and Nearest disagree")
 		}
 		if created {

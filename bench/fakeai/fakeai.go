@@ -2,8 +2,8 @@
 // suite: it answers POST /v1/chat/completions and POST /v1/embeddings after a
 // fixed added latency, with replies a function of the request, so that
 // parallel episodes can be timed against a model whose cost is pure waiting
-// (issue 10: "a local OpenAI-compatible server that adds 200 ms to every
-// call").
+// (the parallel-episodes target: a local OpenAI-compatible server that
+// adds 200 ms to every call).
 //
 // llm/llmtest has a richer server, but it needs a testing.TB and records
 // every call; the benchmark program runs outside tests and long enough that

@@ -1,4 +1,4 @@
-// Package report is the table that `make bench` prints (issue 10): one row
+// Package report is the table that `make bench` prints: one row
 // per figure with its target, the baseline measured in the same run, the
 // ratio of the two and whether the target is met, as aligned text for the
 // terminal and as Markdown for the dated results file.

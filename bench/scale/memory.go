@@ -1,8 +1,9 @@
-// Package scale measures SAMem's own costs at the memory sizes of issue 10
-// and seed 002's Limitations: the trainer's overhead per step with 10,000
-// states and 10,000 thoughts in memory, checkpoints of a 1,000,000-entry
-// Q-table with its clusters, and the wall-clock speedup of parallel episodes
-// against a model whose calls cost 200 ms. Each figure comes with a baseline
+// Package scale measures SAMem's own costs at the memory sizes of the
+// performance targets (docs/PERFORMANCE.md) and seed 002's Limitations: the
+// trainer's overhead per step with 10,000 states and 10,000 thoughts in
+// memory, checkpoints of a 1,000,000-entry Q-table with its clusters, and
+// the wall-clock speedup of parallel episodes against a model whose calls
+// cost 200 ms. Each figure comes with a baseline
 // measured in the same run. cmd/bench prints them.
 package scale
 
@@ -22,10 +23,10 @@ type MemorySize struct {
 	Dim              int // embedding dimension
 }
 
-// Issue10 is the memory of issue 10's targets: 10,000 states, 10,000
+// TargetMemory is the memory of the performance targets: 10,000 states, 10,000
 // thoughts, 100 thoughts valued per state (1,000,000 Q-table entries),
 // 1024-dimensional embeddings (seed 002 Sec. 4.1: text-embedding-v3).
-var Issue10 = MemorySize{States: 10000, Thoughts: 10000, PerState: 100, Dim: 1024}
+var TargetMemory = MemorySize{States: 10000, Thoughts: 10000, PerState: 100, Dim: 1024}
 
 // Entries is the number of Q-table entries.
 func (s MemorySize) Entries() int { return s.States * min(s.PerState, s.Thoughts) }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/samem/trainer/bench/fakeai"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/llm/openai"
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
@@ -105,7 +105,7 @@ func (r ChainRun) train(ctx context.Context) (*samem.Method, time.Duration, erro
 	}
 	m, err := samem.New(samem.Config{NoForgetting: true}, samem.Deps{
 		Summarizer: summarize.NewLLM(client), Thinker: thought.NewLLM(client, client),
-		Checker: forget.Offline{}, Embedder: client})
+		Checker: forgetoff.Checker{}, Embedder: client})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -18,13 +18,13 @@ import (
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/cluster"
 	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/samem"
 )
 
 // StepConfig configures the per-step overhead measurement.
 type StepConfig struct {
-	Size  MemorySize // default Issue10
+	Size  MemorySize // default TargetMemory
 	Steps int        // steps timed (default 3000)
 	// BaselineSteps are the steps whose state and thought are also decided
 	// by an exact scan, the baseline (default 300).
@@ -52,7 +52,7 @@ type StepResult struct {
 	Exact time.Duration
 	// Save is the method's own checkpoint Save of the synthetic memory,
 	// index files included. Load is the median of LoadRuns Loads of it with
-	// the cluster indexes read from their index files (issue 18); Rebuild
+	// the cluster indexes read from their index files; Rebuild
 	// the median of as many Loads of the same checkpoint without its index
 	// files (a checkpoint from before them: both indexes rebuilt), timed
 	// alternately with the first.
@@ -84,7 +84,7 @@ type StepResult struct {
 func StepOverhead(ctx context.Context, cfg StepConfig) (StepResult, error) {
 	var res StepResult
 	if cfg.Size == (MemorySize{}) {
-		cfg.Size = Issue10
+		cfg.Size = TargetMemory
 	}
 	if cfg.Steps <= 0 {
 		cfg.Steps = 3000
@@ -120,7 +120,7 @@ func StepOverhead(ctx context.Context, cfg StepConfig) (StepResult, error) {
 	sf, tf := &feed{texts: stateTexts}, &feed{texts: thoughtTexts}
 
 	m, err := samem.New(samem.Config{NoForgetting: true}, samem.Deps{
-		Summarizer: stubSummarizer{sf}, Thinker: stubThinker{tf}, Checker: forget.Offline{}, Embedder: emb, Log: io.Discard})
+		Summarizer: stubSummarizer{sf}, Thinker: stubThinker{tf}, Checker: forgetoff.Checker{}, Embedder: emb, Log: io.Discard})
 	if err != nil {
 		return res, err
 	}

@@ -43,7 +43,7 @@ func profile(opts Options, g string) func() {
 }
 
 // clusterRows runs the cluster package's program at 100,000 and 10,000
-// stored vectors (issue 10's clustering targets, seed 002 Appendix A's
+// stored vectors (the clustering targets, seed 002 Appendix A's
 // threshold 0.85) and maps its table onto the suite's rows.
 func clusterRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	n, small, args := 100000, 10000, []string{}
@@ -64,7 +64,7 @@ func clusterRows(ctx context.Context, opts Options) ([]report.Row, error) {
 }
 
 // clusterTable maps bench/cluster's rows (figure prefixes as that program
-// prints them) onto the suite's, with issue 10's targets.
+// prints them) onto the suite's, with their targets.
 func clusterTable(table []extern.TableRow, n, small int) []report.Row {
 	get := func(prefix string) (v, base float64, ok bool) {
 		r, found := extern.FindRow(table, prefix)
@@ -101,7 +101,7 @@ func clusterTable(table []extern.TableRow, n, small int) []report.Row {
 		}
 		r := report.Row{Figure: fig, Value: v, Baseline: base, BaselineName: "exact Gemv scan", Ratio: base / v, RatioName: "x faster"}
 		if c.size == n {
-			// Issue 10: at most 2 ms and at least 9 times faster than the
+			// At most 2 ms and at least 9 times faster than the
 			// exact scan measured in the same run.
 			r.Target = report.Target{Op: report.AtMost, Limit: 2, Text: "<= 2 and >= 9x faster"}
 			r.Pass = report.Bool(v <= 2 && base/v >= 9)
@@ -162,7 +162,7 @@ func memstreamRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	}, nil
 }
 
-// stepRows measures the trainer's overhead per step (issue 10: at most 1 ms
+// stepRows measures the trainer's overhead per step (target: at most 1 ms
 // median with 10,000 states and 10,000 thoughts in memory).
 func stepRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	cfg := scale.StepConfig{Seed: 1}
@@ -179,7 +179,7 @@ func stepRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	}
 	sz := cfg.Size
 	if sz == (scale.MemorySize{}) {
-		sz = scale.Issue10
+		sz = scale.TargetMemory
 	}
 	mem := fmt.Sprintf("%d states, %d thoughts, %d entries", sz.States, sz.Thoughts, sz.Entries())
 	fmt.Fprintf(opts.Log, "bench: step: memory after the run %d states, %d thoughts, %d entries\n", res.States, res.Thoughts, res.Entries)
@@ -189,9 +189,9 @@ func stepRows(ctx context.Context, opts Options) ([]report.Row, error) {
 		{Figure: "trainer overhead per step, p90 (ms)", Value: ms(res.P90), Baseline: ms(res.Exact), BaselineName: "2 exact-scan decisions",
 			Ratio: ms(res.Exact) / ms(res.P90), RatioName: "x faster"},
 		{Figure: "SAMem Save of that memory (s)", Value: res.Save.Seconds(), Target: report.Target{Op: report.AtMost, Limit: 2}, Baseline: none, Ratio: none},
-		// Issue 18: at most 0.5 s with the cluster indexes read from the
-		// checkpoint, beside the rebuild of a checkpoint without index
-		// files (issue 10's target for that path was 1.5 s).
+		// At most 0.5 s with the cluster indexes read from the checkpoint,
+		// beside the rebuild of a checkpoint without index files (whose
+		// target is 1.5 s).
 		{Figure: fmt.Sprintf("SAMem Load of that memory, cluster indexes from the checkpoint, median of %d (s)", res.LoadRuns), Value: res.Load.Seconds(),
 			Target: report.Target{Op: report.AtMost, Limit: 0.5}, Baseline: res.Rebuild.Seconds(), BaselineName: "indexes rebuilt (no index files)",
 			Ratio: res.Rebuild.Seconds() / res.Load.Seconds(), RatioName: "x faster"},
@@ -203,7 +203,7 @@ func stepRows(ctx context.Context, opts Options) ([]report.Row, error) {
 }
 
 // parallelRows measures the wall-clock speedup of parallel episodes against
-// a server adding 200 ms to every call (issue 10: at least 0.8 W), with the
+// a server adding 200 ms to every call (target: at least 0.8 W), with the
 // openai client allowing at least W calls in flight. One more run shows 16
 // workers under the client's default bound (8 calls in flight), the
 // configuration a run gets when its LLM concurrency is below its workers.
@@ -274,11 +274,11 @@ func parallelRows(ctx context.Context, opts Options) ([]report.Row, error) {
 }
 
 // checkpointRows saves and loads a 1,000,000-entry Q-table with its
-// clusters (issue 10: at most 2 s and 1.5 s, peak memory under 1 GiB).
+// clusters (targets: at most 2 s and 1.5 s, peak memory under 1 GiB).
 // The peak is this child process's high-water mark: building the memory,
 // saving and loading it.
 func checkpointRows(ctx context.Context, opts Options) ([]report.Row, error) {
-	sz := scale.Issue10
+	sz := scale.TargetMemory
 	if opts.Quick {
 		sz = scale.MemorySize{States: 2000, Thoughts: 2000, PerState: 50, Dim: 1024}
 	}
@@ -333,7 +333,7 @@ func benchtime(opts Options) string {
 	return "2s"
 }
 
-// householdRows runs envbridge/household's BenchmarkStep (issue 10: at
+// householdRows runs envbridge/household's BenchmarkStep (target: at
 // least 100,000 steps per second).
 func householdRows(ctx context.Context, opts Options) ([]report.Row, error) {
 	g, err := extern.RunGoTest(ctx, opts.Root, "./envbridge/household", "^BenchmarkStep$", benchtime(opts))
@@ -351,7 +351,7 @@ func householdRows(ctx context.Context, opts Options) ([]report.Row, error) {
 
 // zmachineRows runs envbridge/zmachine's benchmarks and zvm's engine
 // benchmark, each in-process figure beside its dfrotz baseline measured in
-// the same run (issue 14): the dfrotz driver's Env.Step (issue 10: at least
+// the same run: the dfrotz driver's Env.Step (target: at least
 // 300 steps/s; the raw interpreter round trip is its baseline); the
 // in-process Env.Step on TextWorld's hunt and on zork1 (target at least
 // 50,000 steps/s; baseline dfrotz's Env.Step on the same game); an

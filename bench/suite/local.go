@@ -14,7 +14,7 @@ import (
 	"github.com/samem/trainer/llm/openai"
 )
 
-// localRows measures the local models of llm/local (issue 17): USE
+// localRows measures the local models of llm/local: USE
 // embeddings per second through the trainer's client (llm/openai: batching,
 // normalising, checking) against the same batches posted to the server
 // directly, and TinyLlama's prompt and generation tokens per second. Without

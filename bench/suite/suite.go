@@ -1,4 +1,4 @@
-// Package suite is issue 10's benchmark suite behind `make bench`: it runs
+// Package suite is the benchmark suite behind `make bench`: it runs
 // every group of figures (clustering, memory-stream retrieval, trainer
 // overhead per step, parallel
 // episodes, checkpoints, environments, local models), each with its target

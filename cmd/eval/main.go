@@ -22,6 +22,13 @@ import (
 	"github.com/samem/trainer/cmd/internal/cli"
 )
 
+// usage is what -h prints before the flags.
+const usage = `usage: eval [flags]
+
+Evaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.
+Defaults come from the run's config.json; an experiment file (-config) and the flags override them.
+`
+
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -115,7 +122,7 @@ func newFlags(cfg *app.Config, stderr io.Writer) (fset *flag.FlagSet, lists *cli
 	reportOnly = fset.Bool("report-only", false, "only redraw the report from the saved results of -split and the other flags (<run>/report, or <run>/report/<split-overrides> with overrides; no evaluation)")
 	asJSON = fset.Bool("json", false, "print one JSON object per method on stdout (method, split, tasks, success_rate, avg_score, spl, avg_steps, tokens, ...)")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: eval [flags]\n\nEvaluates the methods trained in -run (and the no-memory baseline) on held-out tasks with frozen memory.\nDefaults come from the run's config.json; an experiment file (-config) and the flags override them.\n\nflags:\n")
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
 		fset.PrintDefaults()
 	}
 	return fset, lists, reportOnly, asJSON

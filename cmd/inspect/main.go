@@ -23,10 +23,23 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	r := inspect.Request{}
+// usage is what -h prints before the flags.
+const usage = `usage: inspect [flags] PATH
+
+PATH is a run directory, a method directory (<run>/samem), or a checkpoint directory
+(<run>/samem/checkpoints/iter-NNNN).
+`
+
+// options are inspect's flags that are not part of the request.
+type options struct {
+	out, embedURL string
+	sendDims      bool
+}
+
+// newFlags defines inspect's flags on a new FlagSet, filling r and o.
+// Parsing and inspecting stay in run.
+func newFlags(r *inspect.Request, o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&r.Method, "method", "samem", "method directory inside a run directory (samem, or an ablation such as samem-no-forgetting)")
 	fs.StringVar(&r.Sort, "sort", inspect.ByValue, "order of the states: value (best Q), visits (updates) or id")
 	fs.IntVar(&r.Top, "top", 20, "list only the first N states (0: all)")
@@ -35,13 +48,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&r.Thoughts, "thoughts", 3, "thoughts listed per state for -query (0: all)")
 	fs.Int64Var(&r.State, "state", -1, "follow this state id across the kept checkpoints")
 	fs.StringVar(&r.Format, "format", inspect.Text, "output: text, csv (one table: the history with -state, else the -query matches, else the states) or markdown")
-	out := fs.String("o", "", "write to this `file` instead of stdout")
-	embedURL := fs.String("embed-url", "", "embedding server base URL for a checkpoint made with a model (default: $OPENAI_BASE_URL, else OpenAI); the API key comes from $OPENAI_API_KEY")
-	sendDims := fs.Bool("send-dimensions", false, "send the checkpoint's embedding dimension to the server (text-embedding-3-*)")
+	fs.StringVar(&o.out, "o", "", "write to this `file` instead of stdout")
+	fs.StringVar(&o.embedURL, "embed-url", "", "embedding server base URL for a checkpoint made with a model (default: $OPENAI_BASE_URL, else OpenAI); the API key comes from $OPENAI_API_KEY")
+	fs.BoolVar(&o.sendDims, "send-dimensions", false, "send the checkpoint's embedding dimension to the server (text-embedding-3-*)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: inspect [flags] PATH\n\nPATH is a run directory, a method directory (<run>/samem), or a checkpoint directory\n(<run>/samem/checkpoints/iter-NNNN).\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "%s\nflags:\n", usage)
 		fs.PrintDefaults()
 	}
+	return fs
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	r := inspect.Request{}
+	var o options
+	fs := newFlags(&r, &o)
+	fs.SetOutput(stderr)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return cli.ParseCode(err)
 	}
@@ -59,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	r.NewEmbedder = func(model string, dim int) (llm.Embedder, error) {
-		if model == local.EmbedModel && *embedURL == "" {
+		if model == local.EmbedModel && o.embedURL == "" {
 			// A checkpoint of -embed local: the same local model embeds
 			// the query (no key; the server stops when inspect ends).
 			fmt.Fprintf(stderr, "inspect: embedding the query with the local %s\n", model)
@@ -70,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			localSrv = srv
 			return openai.New(openai.Config{EmbedModel: model, EmbedDim: dim, EmbedBaseURLs: []string{srv.URL}, ChatBaseURLs: []string{srv.URL}})
 		}
-		url := *embedURL
+		url := o.embedURL
 		if url == "" {
 			url = os.Getenv("OPENAI_BASE_URL")
 		}
@@ -79,13 +100,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			urls = strings.Split(url, ",")
 		}
 		fmt.Fprintf(stderr, "inspect: embedding the query with %s (dimension %d)\n", model, dim)
-		return openai.New(openai.Config{APIKey: os.Getenv("OPENAI_API_KEY"), EmbedModel: model, EmbedDim: dim, EmbedBaseURLs: urls, ChatBaseURLs: urls, SendDimensions: *sendDims})
+		return openai.New(openai.Config{APIKey: os.Getenv("OPENAI_API_KEY"), EmbedModel: model, EmbedDim: dim, EmbedBaseURLs: urls, ChatBaseURLs: urls, SendDimensions: o.sendDims})
 	}
 	w := stdout
 	var f *os.File
-	if *out != "" {
+	if o.out != "" {
 		var err error
-		if f, err = os.Create(*out); err != nil {
+		if f, err = os.Create(o.out); err != nil {
 			return cli.Code(err, stderr, "inspect")
 		}
 		w = f

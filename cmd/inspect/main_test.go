@@ -15,7 +15,7 @@ import (
 	"github.com/samem/trainer/checkpoints"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ and docs/flags/inspect.md")
 
 var (
 	runOnce sync.Once

@@ -1,7 +1,7 @@
 // Command play plays one task of any environment (household, zmachine,
 // jsonl, agentgym) through the same drivers and configuration (package app)
 // the trainer uses: interactively in a terminal, or scripted with -commands
-// FILE, and with -json one JSON object per step. See the README and
+// FILE, and with -json one JSON object per step. See docs/USAGE.md and
 // `play -h`.
 package main
 
@@ -47,20 +47,41 @@ type mover interface{ Moves() (int, bool) }
 // maxCommandBytes bounds one line of a -commands file.
 const maxCommandBytes = 64 << 10
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg := app.Defaults()
+// usage is what -h prints before the flags.
+const usage = `usage: play [flags]
+
+Plays one task of an environment through the trainer's own drivers:
+interactively, or scripted with -commands FILE (and -json).
+`
+
+// options are play's flags that are not part of the configuration.
+type options struct {
+	split, taskID, commands string
+	list, asJSON            bool
+}
+
+// newFlags defines play's flags on a new FlagSet, filling cfg and o.
+// Parsing and playing stay in run.
+func newFlags(cfg *app.Config, o *options) *flag.FlagSet {
 	fset := flag.NewFlagSet("play", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	cli.Bind(fset, &cfg, app.CmdPlay)
-	split := fset.String("split", envbridge.SplitTrain, "split the task is taken from")
-	taskID := fset.String("task", "", "task ID to play (default: the first task of -split; -list shows them)")
-	list := fset.Bool("list", false, "list the tasks of -split and exit")
-	commands := fset.String("commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively")
-	asJSON := fset.Bool("json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
+	cli.Bind(fset, cfg, app.CmdPlay)
+	fset.StringVar(&o.split, "split", envbridge.SplitTrain, "split the task is taken from")
+	fset.StringVar(&o.taskID, "task", "", "task ID to play (default: the first task of -split; -list shows them)")
+	fset.BoolVar(&o.list, "list", false, "list the tasks of -split and exit")
+	fset.StringVar(&o.commands, "commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively")
+	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: play [flags]\n\nPlays one task of an environment through the trainer's own drivers:\ninteractively, or scripted with -commands FILE (and -json).\n\nflags:\n")
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
 		fset.PrintDefaults()
 	}
+	return fset
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := app.Defaults()
+	var o options
+	fset := newFlags(&cfg, &o)
+	fset.SetOutput(stderr)
 	if err := cli.Parse(fset, args, app.CmdPlay); err != nil {
 		return cli.ParseCode(err)
 	}
@@ -73,7 +94,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, _, stop := cli.Signals(ctx, stderr)
 	defer stop()
-	err := play(ctx, cfg, *split, *taskID, *list, *commands, *asJSON, stdin, stdout, stderr)
+	err := play(ctx, cfg, o.split, o.taskID, o.list, o.commands, o.asJSON, stdin, stdout, stderr)
 	return cli.Code(err, stderr, "play")
 }
 

@@ -24,6 +24,43 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// usage is what -h prints before the flags.
+const usage = `usage: sweep [flags]
+
+Trains and evaluates SAMem once per similarity threshold in sub-runs of -run, records success
+and memory size per threshold in <run>/sweep/sweep.json and redraws <run>/report.
+
+Grid mode (-world-seeds and/or -seeds): trains and evaluates SAMem and the no-memory baseline
+over world seeds x run seeds x -per-type sizes, each in <run>/grid/w<W>-s<S>-p<P>, and prints
+one table: per (size, world seed) SAMem's mean and lowest success over the run seeds, the
+no-memory mean and the margin; then per size the mean and its change from the previous size.
+`
+
+// options are sweep's flags that are not part of the configuration.
+type options struct {
+	perType, worldSeeds, runSeeds, param, values string
+	ablations, asJSON                            bool
+}
+
+// newFlags defines sweep's flags on a new FlagSet, filling cfg and o.
+// Parsing and running stay in run.
+func newFlags(cfg *app.Config, o *options) (*flag.FlagSet, *cli.Lists) {
+	fset := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	lists := cli.Bind(fset, cfg, app.CmdSweep)
+	fset.StringVar(&o.perType, "per-type", strconv.Itoa(cfg.PerType), "training tasks per task type; 0 uses every training task; with -world-seeds or -seeds a list (1,5,20,0)")
+	fset.StringVar(&o.worldSeeds, "world-seeds", "", "grid mode: household world seeds, e.g. 1-10 or -5,13,1234")
+	fset.StringVar(&o.runSeeds, "seeds", "", "grid mode: run seeds, e.g. 1-5")
+	fset.BoolVar(&o.ablations, "ablations", false, "grid mode: also train samem-no-decay and samem-no-forgetting in every cell")
+	fset.StringVar(&o.param, "param", app.SweepThreshold, "parameter to sweep: threshold (state clustering, Fig. 7) or thought-threshold (Fig. 9)")
+	fset.StringVar(&o.values, "thresholds", "0.7,0.8,0.85,0.9,0.95", "threshold values, comma-separated cosine similarities in (0, 1]")
+	fset.BoolVar(&o.asJSON, "json", false, "print the sweep's points as JSON on stdout")
+	fset.Usage = func() {
+		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
+		fset.PrintDefaults()
+	}
+	return fset, lists
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Like eval: the run's saved configuration gives the defaults, so that
 	// the sweep uses the run's environment, model and schedule.
@@ -31,20 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cli.Code(err, stderr, "sweep")
 	}
-	fset := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	var o options
+	fset, lists := newFlags(&cfg, &o)
 	fset.SetOutput(stderr)
-	lists := cli.Bind(fset, &cfg, app.CmdSweep)
-	perType := fset.String("per-type", strconv.Itoa(cfg.PerType), "training tasks per task type; 0 uses every training task; with -world-seeds or -seeds a list (1,5,20,0)")
-	worldSeeds := fset.String("world-seeds", "", "grid mode: household world seeds, e.g. 1-10 or -5,13,1234")
-	runSeeds := fset.String("seeds", "", "grid mode: run seeds, e.g. 1-5")
-	ablations := fset.Bool("ablations", false, "grid mode: also train samem-no-decay and samem-no-forgetting in every cell")
-	param := fset.String("param", app.SweepThreshold, "parameter to sweep: threshold (state clustering, Fig. 7) or thought-threshold (Fig. 9)")
-	values := fset.String("thresholds", "0.7,0.8,0.85,0.9,0.95", "threshold values, comma-separated cosine similarities in (0, 1]")
-	asJSON := fset.Bool("json", false, "print the sweep's points as JSON on stdout")
-	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: sweep [flags]\n\nTrains and evaluates SAMem once per similarity threshold in sub-runs of -run, records success\nand memory size per threshold in <run>/sweep/sweep.json and redraws <run>/report.\n\nGrid mode (-world-seeds and/or -seeds): trains and evaluates SAMem and the no-memory baseline\nover world seeds x run seeds x -per-type sizes, each in <run>/grid/w<W>-s<S>-p<P>, and prints\none table: per (size, world seed) SAMem's mean and lowest success over the run seeds, the\nno-memory mean and the margin; then per size the mean and its change from the previous size.\n\nflags:\n")
-		fset.PrintDefaults()
-	}
 	if err := cli.Parse(fset, args, app.CmdSweep); err != nil {
 		return cli.ParseCode(err)
 	}
@@ -53,20 +79,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(false)
-	sizes, err := app.ParseSeedList(*perType)
+	sizes, err := app.ParseSeedList(o.perType)
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: -per-type: %v\n", err)
 		return cli.ExitUsage
 	}
-	if *worldSeeds != "" || *runSeeds != "" {
-		return runGrid(ctx, cfg, *worldSeeds, *runSeeds, sizes, *ablations, *asJSON, stdout, stderr)
+	if o.worldSeeds != "" || o.runSeeds != "" {
+		return runGrid(ctx, cfg, o.worldSeeds, o.runSeeds, sizes, o.ablations, o.asJSON, stdout, stderr)
 	}
 	if len(sizes) != 1 {
 		fmt.Fprintf(stderr, "sweep: -per-type: a list of sizes needs grid mode (-world-seeds or -seeds)\n")
 		return cli.ExitUsage
 	}
 	cfg.PerType = int(sizes[0])
-	vs, err := parseValues(*values)
+	vs, err := parseValues(o.values)
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: -thresholds: %v\n", err)
 		return cli.ExitUsage
@@ -74,8 +100,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	began := time.Now()
-	pts, err := app.Sweep(ctx, app.SweepConfig{Base: cfg, Param: *param, Values: vs}, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
-	if *asJSON {
+	pts, err := app.Sweep(ctx, app.SweepConfig{Base: cfg, Param: o.param, Values: vs}, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
+	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, p := range pts {
 			enc.Encode(p)

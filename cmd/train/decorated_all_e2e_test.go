@@ -57,7 +57,7 @@ func decorated(s string) bool {
 		strings.HasPrefix(s, "json") || strings.TrimSpace(s) == ""
 }
 
-// TestDecoratedRepliesAllMethods (issue 19): `train -method all` and
+// TestDecoratedRepliesAllMethods: `train -method all` and
 // `eval -method all` through the built commands and llm/openai against a
 // local server that answers every method's roles (faults.AllReplies) in the
 // decorated shapes of decorate, by role (decorateByRole), and fails every

@@ -107,7 +107,7 @@ func checkEvalUsage(t *testing.T, ev app.Account, served int) {
 	}
 }
 
-// TestDecoratedRepliesEndToEnd (issue 19): train and eval through the
+// TestDecoratedRepliesEndToEnd: train and eval through the
 // built commands and llm/openai against a local server that answers in the
 // decorated shapes real chat models produce and fails at a set rate. The
 // exit codes, usage equal to the server's own request count, a fallback

@@ -45,8 +45,7 @@ func latestQTable(t *testing.T, run string) (string, checkpoints.SAMemState) {
 
 // TestKilledRunResumesExactly: a training run killed with SIGKILL in the
 // middle of an iteration and started again resumes from its last checkpoint
-// and, with one worker, ends with the same Q-table as an uninterrupted run
-// (issue 4).
+// and, with one worker, ends with the same Q-table as an uninterrupted run.
 func TestKilledRunResumesExactly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the train command")

@@ -53,6 +53,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Code(err, stderr, "train")
 }
 
+// usage is what -h prints before the flags.
+const usage = `usage: train [flags]
+
+Trains memory methods on the training split and checkpoints them in -run after every iteration.
+Running it again with the same settings resumes; settings that change what is learned must be
+those of the run (its config.json). Ctrl-C saves a checkpoint and stops. -dry-run estimates the
+cost first; -budget and -max-requests cap it (exit code 3 when a cap stops the run; docs/COST.md).
+`
+
 // newFlags builds train's flags over cfg (the settings of app.Settings that
 // train binds, and -json), writing usage to stderr.
 func newFlags(cfg *app.Config, stderr io.Writer) (*flag.FlagSet, *cli.Lists, *bool) {
@@ -61,7 +70,7 @@ func newFlags(cfg *app.Config, stderr io.Writer) (*flag.FlagSet, *cli.Lists, *bo
 	lists := cli.Bind(fs, cfg, app.CmdTrain)
 	asJSON := fs.Bool("json", false, "print the training history as JSON on stdout")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: train [flags]\n\nTrains memory methods on the training split and checkpoints them in -run after every iteration.\nRunning it again with the same settings resumes; settings that change what is learned must be\nthose of the run (its config.json). Ctrl-C saves a checkpoint and stops. -dry-run estimates the\ncost first; -budget and -max-requests cap it (exit code 3 when a cap stops the run; docs/COST.md).\n\nflags:\n")
+		fmt.Fprintf(fs.Output(), "%s\nflags:\n", usage)
 		fs.PrintDefaults()
 	}
 	return fs, lists, asJSON

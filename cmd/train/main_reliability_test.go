@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,55 +56,6 @@ func binary(t *testing.T, name string) string {
 		t.Fatal(binErr)
 	}
 	return filepath.Join(binDir, name)
-}
-
-// hashes maps every file under root to its SHA-256.
-func hashes(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s := sha256.Sum256(b)
-		rel, _ := filepath.Rel(root, p)
-		out[rel] = hex.EncodeToString(s[:])
-		return nil
-	})
-	return out
-}
-
-// sameFiles reports files changed, removed or added (lock files aside).
-func sameFiles(t *testing.T, before, after map[string]string) {
-	t.Helper()
-	for p, h := range before {
-		if a, ok := after[p]; !ok {
-			t.Errorf("%s was removed", p)
-		} else if a != h {
-			t.Errorf("%s was overwritten", p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok && filepath.Base(p) != ".lock" {
-			t.Errorf("%s was created", p)
-		}
-	}
-}
-
-// waitFor polls until ok or the deadline.
-func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func exitCode(err error) int {

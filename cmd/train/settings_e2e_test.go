@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,4 +90,24 @@ func TestExperimentFileTrains(t *testing.T) {
 		t.Errorf("recorded alpha %v, threshold %v, iterations %d, max steps %d; want 0.2, 0.8 (the flag), 1, 5",
 			cfg.SAMem.Alpha, cfg.SAMem.Threshold, cfg.Iterations, cfg.Env.MaxSteps)
 	}
+}
+
+// hashes maps each file under root to the SHA-256 of its bytes.
+func hashes(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s := sha256.Sum256(b)
+		rel, _ := filepath.Rel(root, p)
+		out[rel] = hex.EncodeToString(s[:])
+		return nil
+	})
+	return out
 }

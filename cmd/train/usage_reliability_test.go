@@ -11,7 +11,7 @@ import (
 
 // TestBadFlagsExitTwo: malformed or contradictory flags are refused by the
 // built command with exit code 2 and a message naming the flag, and nothing
-// is written (issue 11).
+// is written.
 func TestBadFlagsExitTwo(t *testing.T) {
 	bin := binary(t, "train")
 	for _, tc := range []struct {
@@ -46,7 +46,7 @@ func TestBadFlagsExitTwo(t *testing.T) {
 
 // TestEnvironmentCommandWithoutShell: the -env-cmd program is started
 // without a shell, so shell syntax in it is passed as plain arguments and
-// never run (issue 11).
+// never run.
 func TestEnvironmentCommandWithoutShell(t *testing.T) {
 	bin := binary(t, "train")
 	echo, err := exec.LookPath("echo")

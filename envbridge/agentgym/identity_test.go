@@ -26,7 +26,7 @@ func TestIdentifyALFWorld(t *testing.T) {
 	f, s := suite(t, ALFWorld, func(c *Config) { c.Splits = map[string][]int{envbridge.SplitTrain: {0, 1, 2, 3, 4, 5}} })
 	before, _ := s.Tasks(envbridge.SplitTrain)
 	// Without the server's word every task has one type: -per-type 2
-	// would keep 2 tasks in all (issue 16, point 1).
+	// would keep 2 tasks in all.
 	if got := len(runner.PerType(before, 2)); got != 2 {
 		t.Fatalf("before Identify, PerType(2) kept %d tasks, want the 2 of the one placeholder type", got)
 	}

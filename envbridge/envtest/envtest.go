@@ -40,6 +40,8 @@
 //     catches shared mutable state) and give the same transcripts as serial runs.
 package envtest
 
+//lint:file-ignore ST1005 a clause's error starts with the Env method that failed (Open, Reset, Step), as the driver's author reads it
+
 import (
 	"context"
 	"errors"

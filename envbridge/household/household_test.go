@@ -552,7 +552,7 @@ func FuzzParseAction(f *testing.F) {
 }
 
 // BenchmarkStep measures steps per second of a random admissible walk,
-// admissible list included (issue 2 target: >= 100,000 steps/s on one core).
+// admissible list included (target: >= 100,000 steps/s on one core).
 func BenchmarkStep(b *testing.B) {
 	tasks, _ := defaultSuite.Tasks(envbridge.SplitValidUnseen)
 	env := defaultSuite.NewEnv()

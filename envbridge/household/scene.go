@@ -4,7 +4,7 @@ import "github.com/samem/trainer/envbridge/household/hhtext"
 
 // Scene is a task's full start state as plain data: what an agent would know
 // with full observation. It is for tests and for planners run with a
-// test-only full-observation switch (L3M+P, issue 8); agents in normal play
+// test-only full-observation switch (L3M+P); agents in normal play
 // must not see it. Every call returns fresh slices.
 type Scene struct {
 	TaskID      string

@@ -7,7 +7,7 @@
 // benchmark on which SAMem reports its headline numbers (seed 002, Table 1 and
 // Appendix B). Its text is parsed by package hhtext.
 //
-// Rules (issue 2, ../shared/ALFWORLD-FACTS.md): openable receptacles start
+// Rules (ALFWorld's, ../shared/ALFWORLD-FACTS.md): openable receptacles start
 // closed and hide their contents; one object in hand; cleaning needs a
 // sinkbasin, heating a microwave, cooling a fridge (being at one with the
 // object in hand is enough, as in ALFWorld); a look task is won when the agent

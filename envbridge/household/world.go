@@ -145,8 +145,8 @@ func newObject(name, kind string) object {
 	return o
 }
 
-// goalText renders a goal with one of its type's two templates (issue 2;
-// ALFWorld's templates), ending with a period.
+// goalText renders a goal with one of its type's two templates (ALFWorld's
+// templates), ending with a period.
 func goalText(g hhtext.Goal, template int) string {
 	o, r := g.Object, g.Receptacle
 	forms := map[string][2]string{

@@ -223,6 +223,9 @@ func TestBrokenEnvironments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
+			if tt.mode == "hang" && testing.Short() {
+				t.Skip("waits twice for the request deadline (runs without -short)")
+			}
 			s := fakeSuite(t, tt.mode, tt.cfg)
 			ts, _ := s.Tasks("train")
 			ctx := context.Background()

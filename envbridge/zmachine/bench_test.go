@@ -67,8 +67,8 @@ func BenchmarkInterpreterTurn(b *testing.B) {
 }
 
 // BenchmarkStep is one Env.Step through dfrotz ("look"): the action's
-// turn, the score verb's turn, cleaning and parsing; on hunt.z8 (the issue
-// 10 row) and zork1 (the baseline of the in-process zork1 row). Besides
+// turn, the score verb's turn, cleaning and parsing; on hunt.z8 (the row of
+// the dfrotz driver's target) and zork1 (the baseline of the in-process zork1 row). Besides
 // steps/s it reports dfrotz's own CPU time per step (user+system of the
 // child process, from /proc) and the steps per CPU-second of both
 // processes together.

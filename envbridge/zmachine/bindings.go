@@ -153,16 +153,8 @@ func findBinding(bs []*Binding, key string, textworld bool) *Binding {
 // status line they draw; "verbose" is sent at the start.
 var defaultBinding = Binding{Name: "default", Intro: []string{"verbose"}}
 
-// hasText reports whether text holds one of the phrases (case-insensitive,
-// white space collapsed).
-func hasText(text string, phrases []string) bool {
-	if len(phrases) == 0 {
-		return false
-	}
-	return hasFlat(strings.ToLower(flatten(text)), phrases)
-}
-
-// hasFlat is hasText on text already lower-cased and flattened.
+// hasFlat reports whether flat, text already lower-cased with its white
+// space collapsed (flatten), holds one of the phrases.
 func hasFlat(flat string, phrases []string) bool {
 	for _, p := range phrases {
 		if p = strings.ToLower(strings.Join(strings.Fields(p), " ")); p != "" && strings.Contains(flat, p) {

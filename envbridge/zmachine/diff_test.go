@@ -18,6 +18,9 @@ const maxDropped = 16
 // in-process words in order, with at most maxDropped words (its dropped
 // bold text) missing per turn.
 func TestDifferentialDfrotz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-suite game test: every walkthrough through dfrotz and zvm (runs without -short)")
+	}
 	needInterpreter(t)
 	for _, c := range walkCases(t) {
 		t.Run(c.name, func(t *testing.T) {

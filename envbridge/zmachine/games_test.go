@@ -14,6 +14,9 @@ import (
 // starts, reports its score and objective, takes 50 random commands and is
 // closed with no process left behind.
 func TestSharedGames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole-suite game test: every game in ../shared/games (runs without -short)")
+	}
 	needInterpreter(t)
 	dir := gamesDir(t)
 	noChildrenLeft(t)

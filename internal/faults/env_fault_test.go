@@ -10,13 +10,13 @@ import (
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/jsonl"
-	"github.com/samem/trainer/forget"
+	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/internal/faults"
 	"github.com/samem/trainer/llm/offline"
 	"github.com/samem/trainer/runner"
 	"github.com/samem/trainer/samem"
-	"github.com/samem/trainer/summarize"
-	"github.com/samem/trainer/thought"
+	sumoff "github.com/samem/trainer/summarize/offline"
+	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
 // episodes records every finished episode of a run.
@@ -35,7 +35,7 @@ func (e *episodes) Done(ep runner.Episode) {
 
 func newSAMem(t testing.TB) *samem.Method {
 	t.Helper()
-	m, err := samem.New(samem.Config{}, samem.Deps{Summarizer: summarize.Offline{}, Thinker: thought.Offline{}, Checker: forget.Offline{}, Embedder: offline.New(64)})
+	m, err := samem.New(samem.Config{}, samem.Deps{Summarizer: sumoff.Summarizer{}, Thinker: thoughtoff.Thinker{}, Checker: forgetoff.Checker{}, Embedder: offline.New(64)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +73,9 @@ func noLeftovers(t *testing.T, started []int) {
 // recorded as failed with the reason, the process is replaced, the other
 // tasks are played and won, training finishes, and no process outlives it.
 func TestTrainSurvivesBrokenEnvironments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: training through crashing, hanging and garbage-printing environments (runs without -short)")
+	}
 	pids := t.TempDir()
 	tasks := []string{"ok-2", "crash-2", "ok-3", "hang-2", "garbage-2", "ok-1", "long-2", "ok-2b"}
 	// "ok-2b" is not a valid id: reset is answered with an error object,
@@ -134,6 +137,9 @@ func TestTrainSurvivesBrokenEnvironments(t *testing.T) {
 // TestSuiteCloseLeavesNoProcess checks the bare driver: a hung environment
 // is killed at the deadline and reaped.
 func TestHungEnvironmentIsKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a hung environment's deadline (runs without -short)")
+	}
 	pids := t.TempDir()
 	ctx := context.Background()
 	suite, err := jsonl.NewSuite(ctx, jsonl.Config{Command: faults.EnvCommand(faults.EnvOptions{Tasks: []string{"hang-1"}, PIDDir: pids}), RequestTimeout: 6 * time.Second})

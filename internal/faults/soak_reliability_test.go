@@ -41,6 +41,9 @@ func openFDs() int {
 // with slack), no goroutine, file descriptor or child process is left
 // behind, and the final checkpoint verifies and loads into a fresh method.
 func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("soak test (runs without -short; make soak runs the long one)")
+	}
 	episodes := *soak
 	if episodes <= 0 {
 		episodes = 240

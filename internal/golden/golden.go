@@ -3,12 +3,15 @@
 package golden
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/samem/trainer/internal/jsonschema"
 	"github.com/samem/trainer/llm"
 )
 
@@ -44,4 +47,33 @@ func Messages(msgs []llm.Message) []byte {
 		b.WriteString("### " + m.Role + "\n" + m.Content + "\n")
 	}
 	return []byte(b.String())
+}
+
+// Schema pins a role's structured-output schema: it must keep to the
+// subset every structured-output server takes (jsonschema.Strict), and its
+// indented JSON must equal testdata/<SchemaFile(s)>.
+func Schema(t testing.TB, s *llm.Schema) {
+	t.Helper()
+	Check(t, SchemaFile(s), SchemaJSON(t, s))
+}
+
+// SchemaFile is the name of the golden file of s.
+func SchemaFile(s *llm.Schema) string { return "schema-" + s.Name + ".json.golden" }
+
+// SchemaJSON checks s as Schema does and returns its indented JSON, for a
+// package with a golden helper of its own.
+func SchemaJSON(t testing.TB, s *llm.Schema) []byte {
+	t.Helper()
+	if s == nil || s.Name == "" {
+		t.Fatalf("schema %v has no name", s)
+	}
+	if err := jsonschema.Strict(s.JSON); err != nil {
+		t.Errorf("schema %s: %v", s.Name, err)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, s.JSON, "", "  "); err != nil {
+		t.Fatalf("schema %s: %v", s.Name, err)
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
 }

@@ -1,20 +1,28 @@
 // Package reply undoes the decoration chat models put around the answer a
-// prompt asked for, for every role that parses model output (issue 19): a
+// prompt asked for, for every role that parses model output: a
 // markdown code fence with or without a language tag, a preamble ("Sure!
 // Here is my answer:") and a closing remark ("Let me know if ..."), bold or
 // italic labels ("**Action:** go to drawer 1"), quotes and trailing
 // punctuation around a one-line answer, and a JSON object where a line was
 // asked for. Each function reports whether it changed anything, so that
 // roles can count the replies they had to repair.
+//
+// Before any of that, the model's reasoning is taken out (Strip): think
+// blocks in the content, closed or left open, and harmony's analysis
+// channel; the reasoning fields servers send beside the content never
+// reach a parser. Ask is the one way roles ask a model for an answer: it
+// takes the reasoning out, treats a reply cut off at its token limit or
+// empty once its reasoning is out as unusable whatever its content, asks
+// again with more room within a budget, and counts every reply in the
+// usage account (parsed, repaired, unusable and what the role did then,
+// with reasoning). Decode reads a structured (JSON schema) answer, and
+// LoadSchema loads a role's schema from beside its prompts.
 package reply
 
 import (
-	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
-
-	"github.com/samem/trainer/llm"
 )
 
 var (
@@ -31,11 +39,14 @@ var (
 	reEmph = regexp.MustCompile(`^[*_]{1,3}([^*_\n]{1,40}?)\s*(:?)\s*[*_]{1,3}\s*(:?)`)
 )
 
-// Clean returns the answer of a reply: the content of its first fenced
-// block when it has one, without preamble and closing-remark lines, trimmed;
+// Clean returns the answer of a reply: without reasoning (Strip), the
+// content of its first fenced block when it has one, without preamble and closing-remark lines, trimmed;
 // changed reports that something was removed.
 func Clean(s string) (out string, changed bool) {
 	orig := strings.TrimSpace(s)
+	// Reasoning is never part of the answer (Ask takes it out before any
+	// parser runs; this keeps parsers called on raw text safe too).
+	s, _, _ = Strip(s)
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	lines := strings.Split(s, "\n")
 	// A fenced block: keep its inside (the first one).
@@ -64,7 +75,7 @@ func Clean(s string) (out string, changed bool) {
 	}
 	out = strings.TrimSpace(strings.Join(lines, "\n"))
 	// A reply of several lines wrapped whole in one pair of double quotes
-	// (and holding no other): the quotes belong to no line (issue 19).
+	// (and holding no other): the quotes belong to no line.
 	if strings.Contains(out, "\n") {
 		out, _ = Unwrap(out)
 	}
@@ -215,17 +226,4 @@ func Junk(line string) bool {
 		}
 	}
 	return letters == 0
-}
-
-// Note records in the meter of ctx (if any) how role purpose used reply
-// (issue 19): when found is false nothing usable was read from it and then
-// says what the role did instead; otherwise it was used, repaired when
-// Clean had to drop decoration.
-func Note(ctx context.Context, purpose, reply string, found bool, then llm.Then) {
-	if !found {
-		llm.NoteUnusable(ctx, purpose, then)
-		return
-	}
-	_, repaired := Clean(reply)
-	llm.NoteParsed(ctx, purpose, repaired)
 }

@@ -94,7 +94,9 @@ func FuzzClean(f *testing.F) {
 			}
 		}
 		Label(s, "action")
-		Unquote(s)
+		if u, _ := Unquote(s); len(u) > len(s) {
+			t.Fatalf("Unquote grew %q to %q", s, u)
+		}
 		Bool(s)
 		Junk(s)
 		JSONString(s, "action")

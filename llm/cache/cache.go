@@ -6,10 +6,15 @@
 //
 // A chat response is stored under the SHA-256 of the JSON encoding of
 // {format version, model, messages (role and content, in order),
-// temperature, seed, max tokens, stop sequences}: everything that changes
-// the answer. Request.Purpose is left out (it never reaches the server, so
-// two roles sending the same prompt share the answer), and so is the API
-// key, the base URL and every other client setting. An embedding is stored
+// temperature, seed, max tokens, stop sequences, and, when the request has
+// them, the answer's JSON schema (name and schema) and the reasoning
+// effort}: everything that changes the answer. The last two are left out
+// of the encoding when unset, so a request without them keeps the key it
+// had before they existed. Request.Purpose and Request.Again are left out
+// (they never reach the server, so two roles sending the same prompt share
+// the answer), and so is the API key, the base URL and every other client
+// setting. Whether the server honoured the schema is stored with the
+// answer (-structured auto turns it off for servers that refuse it). An embedding is stored
 // under the SHA-256 of {format version, model, dimension, text}. Only
 // successful responses are stored.
 //
@@ -259,7 +264,9 @@ func chatKey(model string, req llm.Request) []byte {
 		Seed        *int          `json:"seed"`
 		MaxTokens   int           `json:"max_tokens"`
 		Stop        []string      `json:"stop"`
-	}{formatVersion, model, req.Messages, req.Temperature, req.Seed, req.MaxTokens, req.Stop}
+		Schema      *llm.Schema   `json:"schema,omitempty"`
+		Effort      string        `json:"reasoning_effort,omitempty"`
+	}{formatVersion, model, req.Messages, req.Temperature, req.Seed, req.MaxTokens, req.Stop, req.Schema, req.ReasoningEffort}
 	if len(k.Stop) == 0 {
 		k.Stop = nil
 	}
@@ -299,9 +306,12 @@ func (c *Cache) Chatter(next llm.Chatter, model string) *Chatter {
 }
 
 type storedChat struct {
-	Text  string    `json:"text"`
-	Model string    `json:"model"`
-	Usage llm.Usage `json:"usage"`
+	Text         string    `json:"text"`
+	Model        string    `json:"model"`
+	Usage        llm.Usage `json:"usage"`
+	Reasoning    string    `json:"reasoning,omitempty"`
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Structured   bool      `json:"structured,omitempty"`
 }
 
 // Chat answers req from the cache (Response.Cached set, a hit counted in
@@ -325,7 +335,8 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	}
 	if found {
 		llm.MetersFor(ctx, ch.c.opts.Meter).Hit(req.Purpose, ch.model, stored.Usage)
-		return llm.Response{Text: stored.Text, Model: stored.Model, Usage: stored.Usage, Cached: true}, nil
+		return llm.Response{Text: stored.Text, Reasoning: stored.Reasoning, FinishReason: stored.FinishReason,
+			Structured: stored.Structured, Model: stored.Model, Usage: stored.Usage, Cached: true}, nil
 	}
 	if ch.next == nil {
 		return llm.Response{}, fmt.Errorf("chat %s (%s): %w", ch.model, req.Purpose, ErrMiss)
@@ -334,7 +345,8 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	if err != nil {
 		return resp, err
 	}
-	v, _ := json.Marshal(storedChat{Text: resp.Text, Model: resp.Model, Usage: resp.Usage})
+	v, _ := json.Marshal(storedChat{Text: resp.Text, Model: resp.Model, Usage: resp.Usage,
+		Reasoning: resp.Reasoning, FinishReason: resp.FinishReason, Structured: resp.Structured})
 	if err := ch.c.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketChat).Put(key, v) }); err != nil {
 		return resp, fmt.Errorf("cache store: %w", err)
 	}

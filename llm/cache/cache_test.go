@@ -149,6 +149,12 @@ func TestChatKey(t *testing.T) {
 		{"no seed", func(r *llm.Request) string { r.Seed = nil; return "m" }, false},
 		{"max tokens", func(r *llm.Request) string { r.MaxTokens = 11; return "m" }, false},
 		{"stop", func(r *llm.Request) string { r.Stop = nil; return "m" }, false},
+		{"asked again", func(r *llm.Request) string { r.Again = 2; return "m" }, true},
+		{"schema", func(r *llm.Request) string {
+			r.Schema = &llm.Schema{Name: "answer", JSON: []byte(`{"type":"object"}`)}
+			return "m"
+		}, false},
+		{"reasoning effort", func(r *llm.Request) string { r.ReasoningEffort = "low"; return "m" }, false},
 	}
 	for _, tc := range tests {
 		r := base
@@ -157,6 +163,17 @@ func TestChatKey(t *testing.T) {
 		if got := string(chatKey(model, r)) == k0; got != tc.same {
 			t.Errorf("%s: same key = %v, want %v", tc.name, got, tc.same)
 		}
+	}
+	a, b := base, base
+	a.Schema = &llm.Schema{Name: "answer", JSON: []byte(`{"type":"object"}`)}
+	b.Schema = &llm.Schema{Name: "answer", JSON: []byte(`{"type":"array"}`)}
+	if string(chatKey("m", a)) == string(chatKey("m", b)) {
+		t.Error("two schemas of one name share a key")
+	}
+	// A request without a schema or effort keeps the key it had before they
+	// were part of the request, so earlier caches still answer.
+	if got := fmt.Sprintf("%x", chatKey("m", base)); got != "7b129ac56e2b19b87979222b4a1ceab20a3927e3de081a5efd5dc1986ca7e8e2" {
+		t.Errorf("the key of a request without schema or effort changed: %s", got)
 	}
 	if string(embedKey("m", 16, "a")) == string(embedKey("m", 32, "a")) ||
 		string(embedKey("m", 16, "a")) == string(embedKey("m2", 16, "a")) ||
@@ -373,5 +390,33 @@ func BenchmarkEmbedHit(b *testing.B) {
 		if _, err := em.Embed(context.Background(), texts); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReplayKeepsReasoning: a replayed reply is the one the server gave,
+// its reasoning, finish reason, structured flag and reasoning tokens
+// included, so a cut-off reply is as unusable on replay as it was live.
+func TestReplayKeepsReasoning(t *testing.T) {
+	srv := llmtest.NewServer(t, func(llmtest.Call) llmtest.Reply {
+		return llmtest.Reply{Text: `{"summary": "x"`, Reasoning: "hmm", ReasoningField: "reasoning", FinishReason: "length", ReasoningTokens: 5}
+	})
+	path := filepath.Join(t.TempDir(), "c")
+	c := open(t, path, Options{})
+	req := llm.Request{Purpose: "summarize", Messages: []llm.Message{msg("user", "u")},
+		Schema: &llm.Schema{Name: "summary", JSON: []byte(`{"type":"object"}`)}}
+	live, err := c.Chatter(client(t, srv, "k"), "chat-m").Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := c.Chatter(nil, "chat-m").Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !replay.Cached || replay.Text != live.Text || replay.Reasoning != "hmm" || !replay.CutOff() || !replay.Structured || replay.Usage.ReasoningTokens != 5 {
+		t.Errorf("live %+v, replay %+v", live, replay)
+	}
+	req.Schema = nil
+	if _, err := c.Chatter(nil, "chat-m").Chat(context.Background(), req); !errors.Is(err, ErrMiss) {
+		t.Errorf("the request without its schema was answered: %v", err)
 	}
 }

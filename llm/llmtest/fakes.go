@@ -19,6 +19,11 @@ type Scripted struct {
 	Text  string
 	Usage llm.Usage
 	Err   error
+	// Reasoning, FinishReason and Structured are returned as they are in
+	// the Response.
+	Reasoning    string
+	FinishReason string
+	Structured   bool
 }
 
 // Chatter is a scripted llm.Chatter. It answers requests with its scripted
@@ -85,7 +90,7 @@ func (c *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 		}
 		u = llm.Usage{PromptTokens: p, CompletionTokens: EstimateTokens(s.Text)}
 	}
-	return llm.Response{Text: s.Text, Model: c.Model, Usage: u}, nil
+	return llm.Response{Text: s.Text, Model: c.Model, Usage: u, Reasoning: s.Reasoning, FinishReason: s.FinishReason, Structured: s.Structured}, nil
 }
 
 // Requests returns a copy of the requests received so far, in order.

@@ -66,6 +66,32 @@ type ChatRequest struct {
 	Seed                *int          `json:"seed"`
 	Stop                []string      `json:"stop"`
 	Stream              bool          `json:"stream"`
+	// ResponseFormat is the raw "response_format" field (nil when absent).
+	ResponseFormat json.RawMessage `json:"response_format"`
+	// ReasoningEffort is "reasoning_effort" (nil when absent).
+	ReasoningEffort *string `json:"reasoning_effort"`
+}
+
+// JSONSchema is the request's structured-output request: the name and
+// schema of its response_format when that is {"type": "json_schema",
+// "json_schema": {...}}, and whether it asked for strict mode; ok is false
+// when the request has none.
+func (r *ChatRequest) JSONSchema() (name string, schema json.RawMessage, strict, ok bool) {
+	if len(r.ResponseFormat) == 0 {
+		return "", nil, false, false
+	}
+	var rf struct {
+		Type       string `json:"type"`
+		JSONSchema struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+			Strict bool            `json:"strict"`
+		} `json:"json_schema"`
+	}
+	if json.Unmarshal(r.ResponseFormat, &rf) != nil || rf.Type != "json_schema" || len(rf.JSONSchema.Schema) == 0 {
+		return "", nil, false, false
+	}
+	return rf.JSONSchema.Name, rf.JSONSchema.Schema, rf.JSONSchema.Strict, true
 }
 
 // System returns the content of the first system message, or "".
@@ -163,6 +189,17 @@ type Reply struct {
 	Usage *llm.Usage
 	// Model overrides the model name in the reply; "" echoes the request's.
 	Model string
+	// Reasoning is sent beside the content, in the field ReasoningField
+	// names ("reasoning_content" when ""; "reasoning" as OpenRouter and
+	// newer vLLM send it, "thinking" as Ollama does). "" sends none.
+	Reasoning      string
+	ReasoningField string
+	// ReasoningTokens is sent as usage.completion_tokens_details.reasoning_tokens.
+	ReasoningTokens int
+	// FinishReason is the choice's finish_reason; "" sends "stop".
+	FinishReason string
+	// NullContent sends "content": null (a reply that is all reasoning).
+	NullContent bool
 	// Fault injects a failure.
 	Fault Fault
 }
@@ -427,9 +464,24 @@ func chatBody(c Call, rep Reply) []byte {
 	if model == "" {
 		model = c.Chat.Model
 	}
-	u := llm.Usage{PromptTokens: EstimateTokens(c.Chat.Prompt()), CompletionTokens: EstimateTokens(rep.Text)}
+	u := llm.Usage{PromptTokens: EstimateTokens(c.Chat.Prompt()), CompletionTokens: EstimateTokens(rep.Text) + EstimateTokens(rep.Reasoning)}
 	if rep.Usage != nil {
 		u = *rep.Usage
+	}
+	msg := map[string]any{"role": "assistant", "content": rep.Text}
+	if rep.NullContent {
+		msg["content"] = nil
+	}
+	if rep.Reasoning != "" {
+		msg[cmpOr(rep.ReasoningField, "reasoning_content")] = rep.Reasoning
+	}
+	usage := map[string]any{
+		"prompt_tokens":     u.PromptTokens,
+		"completion_tokens": u.CompletionTokens,
+		"total_tokens":      u.PromptTokens + u.CompletionTokens,
+	}
+	if rep.ReasoningTokens > 0 {
+		usage["completion_tokens_details"] = map[string]any{"reasoning_tokens": rep.ReasoningTokens}
 	}
 	b, _ := json.Marshal(map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-llmtest-%d", c.N),
@@ -438,15 +490,11 @@ func chatBody(c Call, rep Reply) []byte {
 		"model":   model,
 		"choices": []any{map[string]any{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": rep.Text},
-			"finish_reason": "stop",
+			"message":       msg,
+			"finish_reason": cmpOr(rep.FinishReason, "stop"),
 			"logprobs":      nil,
 		}},
-		"usage": map[string]any{
-			"prompt_tokens":     u.PromptTokens,
-			"completion_tokens": u.CompletionTokens,
-			"total_tokens":      u.PromptTokens + u.CompletionTokens,
-		},
+		"usage":              usage,
 		"system_fingerprint": "fp_llmtest",
 	})
 	return b
@@ -488,6 +536,13 @@ func embedBody(c Call, rep Reply) ([]byte, error) {
 		"model":  model,
 		"usage":  map[string]any{"prompt_tokens": tokens, "total_tokens": tokens},
 	})
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // EstimateTokens is the server's token count: one token per

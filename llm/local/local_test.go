@@ -62,6 +62,9 @@ func cos(a, b []float32) float64 {
 // closer than an unrelated sentence, usage counted in the meter, an empty
 // text embedded, and no process left after Close.
 func TestEmbedServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("local-model test (runs without -short)")
+	}
 	dir := needInstalled(t, local.Embed)
 	ctx := context.Background()
 	srv, err := local.Start(ctx, local.Embed, local.Options{Dir: dir})
@@ -101,6 +104,9 @@ func TestEmbedServer(t *testing.T) {
 // TestServerDiesWithParent: a process that started a server and was then
 // killed with SIGKILL (no Close, no deferred code) leaves no server behind.
 func TestServerDiesWithParent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("local-model test: starts and kills a local model server (runs without -short)")
+	}
 	if os.Getenv("LOCAL_TEST_CHILD") == "1" {
 		dir, _ := local.DefaultDir()
 		srv, err := local.Start(context.Background(), local.Embed, local.Options{Dir: dir})

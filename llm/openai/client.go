@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -42,6 +43,13 @@ import (
 
 	"github.com/samem/trainer/llm"
 	goopenai "github.com/sashabaranov/go-openai"
+)
+
+// Values of Config.Structured.
+const (
+	StructuredAuto = "auto"
+	StructuredOn   = "on"
+	StructuredOff  = "off"
 )
 
 // DefaultBaseURL is OpenAI's API.
@@ -80,6 +88,16 @@ type Config struct {
 	// (reasoning models such as o1 and gpt-5 reject it). Otherwise
 	// Request.Temperature is always sent, 0 included.
 	NoTemperature bool
+	// Structured says when a request's Schema is sent as response_format
+	// json_schema (strict): StructuredAuto (the default) sends it until a
+	// server answers 400 naming response_format, then stops for that
+	// server and says so once on Log; StructuredOn always sends it (a
+	// refusal is an error); StructuredOff never does.
+	Structured string
+	// Log receives one line per server the first time the client adapts
+	// to it (structured outputs turned off, max_completion_tokens used
+	// instead of max_tokens). nil: the lines are dropped.
+	Log io.Writer
 
 	// EmbedModel is the model of Embed requests (required for Embed).
 	EmbedModel string
@@ -210,9 +228,16 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	switch cfg.Structured {
+	case "":
+		cfg.Structured = StructuredAuto
+	case StructuredAuto, StructuredOn, StructuredOff:
+	default:
+		return nil, fmt.Errorf("structured %q: want auto, on or off: %w", cfg.Structured, ErrConfig)
+	}
 	c := &Client{cfg: cfg, key: redactor(cfg.APIKey), sem: make(chan struct{}, cfg.MaxConcurrent), withTimeout: context.WithTimeout}
 	var err error
-	if c.chat, err = c.newPool(cfg.ChatBaseURLs, !cfg.NoTemperature); err != nil {
+	if c.chat, err = c.newPool(cfg.ChatBaseURLs, true); err != nil {
 		return nil, fmt.Errorf("chat base URL: %w", err)
 	}
 	if c.embed, err = c.newPool(cfg.EmbedBaseURLs, false); err != nil {
@@ -247,15 +272,24 @@ type member struct {
 	failedAt atomic.Int64
 	// answered is set once this server has answered in the API's JSON: a
 	// web page from it afterwards is a proxy's passing fault (retried), not
-	// a wrong base URL (issue 19 point 7).
+	// a wrong base URL.
 	answered atomic.Bool
+	// noSchema is set once this server refused response_format
+	// (StructuredAuto): schemas are no longer sent to it.
+	noSchema atomic.Bool
+	// completionTokens is set once this server (or go-openai, for the
+	// models it knows) refused max_tokens: the bound is sent as
+	// max_completion_tokens instead.
+	completionTokens atomic.Bool
 }
 
 // Cooldown is how long a server whose last attempt failed transiently is
 // passed over while another server of its role is healthy.
 const Cooldown = 10 * time.Second
 
-func (c *Client) newPool(urls []string, zeroTemp bool) (*pool, error) {
+// newPool is the pool of urls; chat pools send a zero temperature (unless
+// NoTemperature) and keep a copy of reply bodies for the reasoning fields.
+func (c *Client) newPool(urls []string, chat bool) (*pool, error) {
 	p := &pool{}
 	for _, u := range urls {
 		base := strings.TrimRight(strings.TrimSpace(u), "/")
@@ -269,8 +303,12 @@ func (c *Client) newPool(urls []string, zeroTemp bool) (*pool, error) {
 		gc := goopenai.DefaultConfig(c.cfg.APIKey)
 		gc.BaseURL = base
 		gc.HTTPClient = c.cfg.HTTPClient
-		if zeroTemp {
-			gc.HTTPClient = zeroTempDoer{c.cfg.HTTPClient}
+		if chat {
+			hc := c.cfg.HTTPClient
+			if !c.cfg.NoTemperature {
+				hc = zeroTempDoer{hc}
+			}
+			gc.HTTPClient = teeDoer{hc}
 		}
 		p.members = append(p.members, &member{base: base, client: goopenai.NewClientWithConfig(gc)})
 	}
@@ -470,17 +508,19 @@ func (c *Client) backoff(n int) time.Duration {
 	return d/2 + time.Duration(j)
 }
 
-// Chat sends req to a chat server, retrying transient failures.
+// Chat sends req to a chat server, retrying transient failures. The reply's
+// reasoning (reasoning_content, reasoning or thinking beside the content),
+// finish reason and reasoning tokens are returned with it.
 func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	model := c.cfg.ChatModel
 	if model == "" {
 		return llm.Response{}, fmt.Errorf("chat: no chat model: %w", ErrConfig)
 	}
 	creq := goopenai.ChatCompletionRequest{
-		Model:     model,
-		MaxTokens: req.MaxTokens,
-		Seed:      req.Seed,
-		Stop:      req.Stop,
+		Model:           model,
+		Seed:            req.Seed,
+		Stop:            req.Stop,
+		ReasoningEffort: req.ReasoningEffort,
 	}
 	if !c.cfg.NoTemperature {
 		creq.Temperature = float32(req.Temperature)
@@ -490,11 +530,28 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	}
 	var out llm.Response
 	err := c.do(ctx, "chat", req.Purpose, model, c.chat, func(actx context.Context, m *member) (http.Header, error) {
-		resp, err := m.client.CreateChatCompletion(actx, creq)
-		if err == nil {
-			out, err = chatResponse(resp, model)
+		var hdr http.Header
+		var err error
+		// A server may refuse a setting it does not take (max_tokens,
+		// response_format): the client adapts once per server and sends
+		// again at once, within this attempt.
+		for range 3 {
+			r := c.shape(creq, req, m)
+			raw := &rawBody{}
+			var resp goopenai.ChatCompletionResponse
+			resp, err = m.client.CreateChatCompletion(context.WithValue(actx, rawKey{}, raw), r)
+			hdr = resp.Header()
+			if err == nil {
+				out, err = chatResponse(resp, raw.b, model)
+				out.Structured = r.ResponseFormat != nil
+				return hdr, err
+			}
+			if !c.adapt(m, r, err) {
+				return hdr, err
+			}
+			llm.MetersFor(ctx, c.cfg.Meter).Request(req.Purpose, model)
 		}
-		return resp.Header(), err
+		return hdr, err
 	})
 	if err != nil {
 		return llm.Response{}, err
@@ -503,8 +560,73 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	return out, nil
 }
 
-// chatResponse checks the shape of a chat reply.
-func chatResponse(resp goopenai.ChatCompletionResponse, model string) (llm.Response, error) {
+// shape is creq as it goes to member m: the token bound under the name m
+// takes, and the schema when this client and m send schemas.
+func (c *Client) shape(creq goopenai.ChatCompletionRequest, req llm.Request, m *member) goopenai.ChatCompletionRequest {
+	if req.MaxTokens > 0 {
+		if m.completionTokens.Load() {
+			creq.MaxCompletionTokens = req.MaxTokens
+		} else {
+			//lint:ignore SA1019 max_tokens is the field every OpenAI-compatible server reads (vLLM, Ollama, llama.cpp); max_completion_tokens is sent to servers that refuse it
+			creq.MaxTokens = req.MaxTokens
+		}
+	}
+	if req.Schema != nil && c.cfg.Structured != StructuredOff && !(c.cfg.Structured == StructuredAuto && m.noSchema.Load()) {
+		creq.ResponseFormat = &goopenai.ChatCompletionResponseFormat{
+			Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{
+				Name: req.Schema.Name, Schema: json.RawMessage(req.Schema.JSON), Strict: true,
+			},
+		}
+	}
+	return creq
+}
+
+// adapt reads a refusal of request r by member m: a server (or go-openai,
+// for the reasoning models it knows) that wants max_completion_tokens
+// instead of max_tokens, or one that does not take response_format while
+// Structured is auto. It records what m takes, says so once on Config.Log,
+// and reports whether sending again can succeed.
+func (c *Client) adapt(m *member, r goopenai.ChatCompletionRequest, err error) bool {
+	status, msg := 0, ""
+	var apiErr *goopenai.APIError
+	var reqErr *goopenai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+	case errors.As(err, &reqErr):
+		status, msg = reqErr.HTTPStatusCode, string(reqErr.Body)
+	}
+	msg = strings.ToLower(msg)
+	refused := status == http.StatusBadRequest || status == http.StatusUnprocessableEntity
+	switch {
+	//lint:ignore SA1019 reading the deprecated field is how a refusal of max_tokens is recognised
+	case r.MaxTokens > 0 && (errors.Is(err, goopenai.ErrReasoningModelMaxTokensDeprecated) ||
+		refused && (strings.Contains(msg, "max_completion_tokens") ||
+			strings.Contains(msg, "max_tokens") && strings.Contains(msg, "support"))):
+		if m.completionTokens.CompareAndSwap(false, true) {
+			c.logf("%s refuses max_tokens: the token bound is sent as max_completion_tokens from now on", m.base)
+		}
+		return true
+	case r.ResponseFormat != nil && c.cfg.Structured == StructuredAuto && refused &&
+		(strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema")):
+		if m.noSchema.CompareAndSwap(false, true) {
+			c.logf("%s does not take response_format json_schema: structured outputs are off for it (-structured auto); its replies are read as text", m.base)
+		}
+		return true
+	}
+	return false
+}
+
+func (c *Client) logf(format string, args ...any) {
+	if c.cfg.Log != nil {
+		fmt.Fprintf(c.cfg.Log, "llm: "+format+"\n", args...)
+	}
+}
+
+// chatResponse checks the shape of a chat reply; raw is its body, read
+// again for the reasoning fields go-openai does not know.
+func chatResponse(resp goopenai.ChatCompletionResponse, raw []byte, model string) (llm.Response, error) {
 	if len(resp.Choices) == 0 {
 		return llm.Response{}, fmt.Errorf("%w: no choices in the reply", ErrBadReply)
 	}
@@ -515,12 +637,89 @@ func chatResponse(resp goopenai.ChatCompletionResponse, model string) (llm.Respo
 	if resp.Model != "" {
 		model = resp.Model
 	}
+	u := llm.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	if d := resp.Usage.CompletionTokensDetails; d != nil && d.ReasoningTokens > 0 {
+		u.ReasoningTokens = d.ReasoningTokens
+	}
+	ch := resp.Choices[0]
+	reasoning := ch.Message.ReasoningContent
+	if reasoning == "" {
+		reasoning = reasoningField(raw)
+	}
 	return llm.Response{
-		Text:  resp.Choices[0].Message.Content,
-		Model: model,
-		Usage: llm.Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens},
+		Text:         ch.Message.Content,
+		Reasoning:    reasoning,
+		FinishReason: string(ch.FinishReason),
+		Model:        model,
+		Usage:        u,
 	}, nil
 }
+
+// reasoningField is the reasoning of the first choice of a chat reply body
+// under the names go-openai does not read: "reasoning" (OpenRouter, newer
+// vLLM, Ollama's OpenAI API) and "thinking" (Ollama's own API); "" when
+// there is none.
+func reasoningField(body []byte) string {
+	if len(body) == 0 {
+		return ""
+	}
+	var r struct {
+		Choices []struct {
+			Message map[string]json.RawMessage `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(body, &r) != nil || len(r.Choices) == 0 {
+		return ""
+	}
+	for _, name := range []string{"reasoning", "thinking"} {
+		var s string
+		if v, ok := r.Choices[0].Message[name]; ok && json.Unmarshal(v, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// rawKey carries a *rawBody in a chat attempt's context: teeDoer keeps a
+// copy of the reply body there.
+type rawKey struct{}
+
+type rawBody struct{ b []byte }
+
+// teeDoer keeps a copy of a successful chat reply's body where the
+// request's context asks for one, up to maxTee bytes (a longer body is
+// read as usual, and its reasoning fields are not looked for).
+type teeDoer struct{ next Doer }
+
+// maxTee bounds the copy teeDoer keeps: far more than any reasoning a
+// model writes (32k tokens are about 130 kB).
+const maxTee = 4 << 20
+
+func (d teeDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.next.Do(req)
+	if raw, ok := req.Context().Value(rawKey{}).(*rawBody); ok && resp != nil && resp.Body != nil && resp.StatusCode == http.StatusOK {
+		resp.Body = &teeBody{rc: resp.Body, raw: raw}
+	}
+	return resp, err
+}
+
+type teeBody struct {
+	rc   io.ReadCloser
+	raw  *rawBody
+	over bool
+}
+
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if !b.over && len(b.raw.b)+n <= maxTee {
+		b.raw.b = append(b.raw.b, p[:n]...)
+	} else if !b.over {
+		b.over, b.raw.b = true, nil
+	}
+	return n, err
+}
+
+func (b *teeBody) Close() error { return b.rc.Close() }
 
 // Model is the embedding model name.
 func (c *Client) Model() string { return c.cfg.EmbedModel }

@@ -172,7 +172,7 @@ func TestChatFaults(t *testing.T) {
 			wantReqs: 4, wantKind: ErrTruncated},
 		{name: "empty body", h: llmtest.Always(llmtest.Fault{Empty: true}),
 			wantReqs: 4, wantKind: ErrTruncated},
-		// Issue 19 point 7: a base URL that serves a web page fails at once,
+		// A base URL that serves a web page fails at once,
 		// saying so, instead of 6 retries ending in "invalid character '<'".
 		{name: "200 html", h: llmtest.Always(llmtest.Fault{Body: html}),
 			wantReqs: 1, wantKind: ErrNotAPI},

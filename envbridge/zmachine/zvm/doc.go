@@ -100,49 +100,15 @@
 // TestCacheMatchesStep plays every walkthrough and CZECH both ways and
 // requires the same transcript, instruction count and world.
 //
-// What a step costs is the game's own code. BenchmarkEngines plays the
-// same script on zvm and through one dfrotz process (its engine alone: the
-// CPU time of the script less that of the opening) and counts zvm's
-// instructions. Measured 2026-11-24 01:53 (`go run ./cmd/bench -only
-// zmachine`) on a 2-core machine shared with four other engineers' builds
-// and tests (load average 17 to 18), per CPU second (wall-clock rates
-// measured mostly the load; CPU-time rates still vary by about 20% from
-// run to run under such load):
-//
-//	game (script)                 instructions/step  zvm steps/cpu-s  dfrotz steps/cpu-s
-//	hunt (explore script)                   48,112         2,146            1,369
-//	clean_3x3_default (explore)            161,641           792              482
-//	cook (walkthrough)                     119,005           738              535
-//	cook_1_1_cut (walkthrough)              67,285         1,416              997
-//	cook_1_9 (walkthrough)                  93,503         1,177              744
-//	zork1 (walkthrough)                        975        91,015           20,304
-//
-// On the TextWorld games zvm ran 88 to 128 million instructions per
-// CPU-second (7.8 to 11.4 ns each, the accelerated routines' instructions
-// counted as run), 1.4 to 1.65 times dfrotz's engine. On a quiet machine
-// (load average 0.8, 2026-11-24 02:51, `go run ./cmd/bench -only zmachine`)
-// the same rows gave hunt 3,904, clean_3x3_default 988, cook 1,124,
-// cook_1_1_cut 2,318, cook_1_9 1,813 and zork1 106,663 zvm steps per
-// CPU-second against dfrotz's 1,747, 537, 691, 1,162, 904 and 23,717: 134 to
-// 188 million instructions per CPU-second (5.3 to 7.5 ns each), 1.6 to 2.2
-// times dfrotz's engine. Before the cache
-// and the accelerated routines (step decoding every instruction), cook's
-// walkthrough ran 462 to 588 steps per CPU-second (55 to 70 million
-// instructions, 14 to 18 ns each) against 696 to 968 after (83 to 116
-// million, 8.6 to 12 ns), in the same interleaved runs (`go test -bench
-// 'StepCook$'`, the old and new test binaries alternating): 1.44 to 1.76
-// times as many in each pair. A tight loop of cached instructions runs at
-// about 5.5 ns each on this machine: the rest of an Inform 7
-// instruction's cost is the calls, property lookups and object walks it
-// makes.
-//
-// The issue's target of 50,000 steps per second on a TextWorld game does
-// not hold and cannot by interpretation: at 48,000 to 162,000 instructions
-// per Inform 7 turn it needs 2.4 to 8.1 billion instructions per second,
-// 0.12 to 0.41 ns per instruction, one or two CPU cycles for each, where
-// zvm spends 8 to 11 ns and dfrotz's C engine more. zork1's turns of
-// about 1,000 instructions meet it (about 70,000 in-process Env.Steps per
-// CPU-second).
+// What a step costs is the game's own code: an Inform 7 turn of a
+// TextWorld game runs tens of thousands to over a hundred thousand
+// instructions, an Infocom turn about a thousand. BenchmarkEngines plays
+// the same script on zvm and through one dfrotz process (its engine alone:
+// the CPU time of the script less that of the opening) and counts zvm's
+// instructions; `go run ./cmd/bench -only zmachine` reports it. Measure
+// CPU time, not wall-clock rates, on a shared machine. The measured rates,
+// and why no interpreter reaches 50,000 TextWorld steps per second:
+// docs/results/2026-11-24-performance.md.
 //
 // # Quetzal
 //

@@ -6,7 +6,13 @@
 //       the npm packages @energetic-ai/{core,embeddings,model-embeddings-en}.
 //   node server.mjs chat --model FILE [--threads 1] [--context 2048] [--max-tokens 256] [--port 0]
 //       POST /v1/chat/completions: a GGUF chat model (TinyLlama-1.1B-Chat)
-//       run by node-llama-cpp on the CPU.
+//       run by node-llama-cpp on the CPU. A response_format of type
+//       json_schema constrains the reply with a llama.cpp grammar made from
+//       the schema (node-llama-cpp's createGrammarForJsonSchema), so that it
+//       is that JSON by construction; max_completion_tokens is read as
+//       max_tokens; reasoning_effort is accepted and ignored (the model does
+//       not reason apart). A reply bound that does not fit the context with
+//       the prompt is cut to what fits.
 //
 // Both answer GET /health: 503 while the model loads, 200 once it answers.
 // The first line on stdout is "listening http://127.0.0.1:PORT" (the port is
@@ -187,6 +193,29 @@ async function loadChat() {
   const chat = new LlamaChat({ contextSequence: sequence });
   const name = opt("model-name", "local-chat");
   let counter = 0;
+  // Grammars by schema text: compiling one takes a while, and a role sends
+  // the same schema each time (action roles add the step's admissible
+  // actions, so the oldest are dropped past a bound).
+  const grammars = new Map();
+  const maxGrammars = 64;
+  const grammarFor = async (rf) => {
+    if (rf === undefined || rf === null) return undefined;
+    if (typeof rf !== "object" || Array.isArray(rf)) throw new BadRequest("response_format: want an object");
+    if (rf.type === "text") return undefined;
+    if (rf.type !== "json_schema") throw new BadRequest(`response_format.type ${JSON.stringify(rf.type)}: want json_schema or text`);
+    const schema = rf.json_schema && rf.json_schema.schema;
+    if (!schema || typeof schema !== "object") throw new BadRequest("response_format.json_schema.schema: want a JSON schema object");
+    const key = JSON.stringify(schema);
+    if (!grammars.has(key)) {
+      if (grammars.size >= maxGrammars) grammars.delete(grammars.keys().next().value);
+      try {
+        grammars.set(key, await llama.createGrammarForJsonSchema(schema));
+      } catch (e) {
+        throw new BadRequest(`response_format: the schema cannot be made a grammar: ${e && e.message ? e.message : e}`);
+      }
+    }
+    return grammars.get(key);
+  };
 
   handler = async (body) => {
     const msgs = body.messages;
@@ -210,9 +239,14 @@ async function loadChat() {
     });
     const temperature = body.temperature === undefined ? 0 : Number(body.temperature);
     if (!(temperature >= 0 && temperature <= 2)) throw new BadRequest(`temperature ${body.temperature}: want 0..2`);
-    let maxTokens = body.max_tokens === undefined || body.max_tokens === null ? maxTokensCap : Number(body.max_tokens);
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new BadRequest(`max_tokens ${body.max_tokens}: want a positive integer`);
+    const bound = body.max_tokens ?? body.max_completion_tokens;
+    let maxTokens = bound === undefined || bound === null ? maxTokensCap : Number(bound);
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new BadRequest(`max_tokens ${bound}: want a positive integer`);
     maxTokens = Math.min(maxTokens, maxTokensCap);
+    if (body.reasoning_effort !== undefined && typeof body.reasoning_effort !== "string") {
+      throw new BadRequest("reasoning_effort: want a string");
+    }
+    const grammar = await grammarFor(body.response_format);
     let stop = body.stop;
     if (typeof stop === "string") stop = [stop];
     if (stop !== undefined && stop !== null && !(Array.isArray(stop) && stop.every((s) => typeof s === "string"))) {
@@ -222,17 +256,23 @@ async function loadChat() {
 
     const promptText = chat.chatWrapper.generateContextState({ chatHistory: history }).contextText;
     const promptTokens = promptText.tokenize(model.tokenizer).length;
-    if (promptTokens + maxTokens > contextSize) {
+    // The prompt must fit with room for a short reply; a bound that does
+    // not fit beside it is cut to what does (a question asked again with
+    // more room, or a long history, is answered, not refused).
+    const minReply = Math.min(16, maxTokens);
+    if (promptTokens + minReply > contextSize) {
       throw new BadRequest(
-        `the prompt is ${promptTokens} tokens; with max_tokens ${maxTokens} it does not fit the model's context of ${contextSize} tokens`,
+        `the prompt is ${promptTokens} tokens; it does not fit the model's context of ${contextSize} tokens with room for a reply`,
       );
     }
+    maxTokens = Math.min(maxTokens, contextSize - promptTokens);
     const outBefore = sequence.tokenMeter.usedOutputTokens;
     const r = await chat.generateResponse(history, {
       maxTokens,
       temperature,
       seed,
       customStopTriggers: stop && stop.length ? stop : undefined,
+      grammar,
     });
     const text = r.response;
     // The tokens the model generated (a stop trigger's tokens included).
