@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/samem/trainer/agent"
-	"github.com/samem/trainer/envbridge"
-	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm/offline"
-	"github.com/samem/trainer/runner"
 )
 
 // compareTop makes every Retrieve of the test compare its bounded search
@@ -164,52 +159,6 @@ func TestRetrieveEqualsScan(t *testing.T) {
 	}
 	if n.Load() == 0 {
 		t.Fatal("no retrieval was compared")
-	}
-}
-
-// TestRetrieveEqualsScanInTraining: every retrieval of the memory-stream
-// agent training on household tasks (offline roles, hashing embedder) and
-// then evaluated with parallel episodes (each on its own copy of the
-// stream, sharing the trained rows) equals the scan.
-func TestRetrieveEqualsScanInTraining(t *testing.T) {
-	n := compareTop(t)
-	ctx := context.Background()
-	m, err := New(Config{}, Deps{Embed: offline.New(256)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite, err := household.New(household.Config{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tasks, _ := suite.Tasks(envbridge.SplitTrain)
-	res, err := runner.Train(ctx, runner.TrainConfig{Method: m, Suite: suite, Tasks: tasks[:24], Iterations: 2, Workers: 1, Seed: 1, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	trained := n.Load()
-	if trained < 200 || m.s.Len() < 4*scanBelow {
-		t.Fatalf("%d retrievals compared over %d memories: the test trained too little", trained, m.s.Len())
-	}
-	eval, _ := suite.Tasks(envbridge.SplitValidUnseen)
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env, _ := suite.Open(ctx)
-			defer env.Close()
-			for i := w; i < 12; i += 4 {
-				if _, err := runner.Run(ctx, env, m, agent.Start{Task: eval[i], Mode: agent.Eval, Style: suite.Style(), Rand: rand.New(rand.NewPCG(2, uint64(i)))}); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	t.Logf("%d retrievals in training (%d iterations, %d memories), %d in evaluation, all equal to the scan", trained, len(res.History), m.s.Len(), n.Load()-trained)
-	if n.Load() == trained {
-		t.Error("no retrieval in evaluation was compared")
 	}
 }
 
