@@ -3,9 +3,9 @@
 GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
-CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels
+CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels ./cmd/merge ./cmd/view
 
-.PHONY: run train eval check flags test vet race fuzz bench soak clean local-models
+.PHONY: run train eval view check flags test vet race fuzz bench soak clean local-models
 
 ## run: train SAMem on the built-in household world, then evaluate it on the
 ## held-out valid_unseen tasks beside the no-memory baseline (offline backend:
@@ -17,6 +17,10 @@ train:
 
 eval:
 	$(GO) run ./cmd/eval -run $(RUN)
+
+## view: write the run's static viewer into $(RUN)/viewer (docs/VIEWER.md).
+view:
+	$(GO) run ./cmd/view -run $(RUN)
 
 ## check: the quick inner loop (about 90 s of CPU with nothing cached):
 ## gofmt, go vet, staticcheck (a pinned version through go run, skipped with a

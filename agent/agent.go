@@ -12,6 +12,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/samem/trainer/envbridge"
@@ -128,6 +129,26 @@ type Outcome struct {
 	// environment process, an exhausted LLM retry budget); the trial is
 	// errored: neither won nor failed, and left out of every rate.
 	Err string `json:"error,omitempty"`
+}
+
+// Failure tells how a trial that was not won ended, in the words the
+// reflection prompts (Reflexion's, MemRL's) give it: lost, out of steps
+// or ended, after how many steps, with the score where there is one.
+func (o Outcome) Failure() string {
+	var why string
+	switch {
+	case o.Lost:
+		why = "the game was lost"
+	case o.Truncated:
+		why = "the step limit was reached"
+	default:
+		why = "the episode ended"
+	}
+	s := fmt.Sprintf("failed: %s after %d steps without completing the task", why, o.Steps)
+	if o.MaxScore > 0 {
+		s += fmt.Sprintf(" (score %g of %g)", o.Score, o.MaxScore)
+	}
+	return s + "."
 }
 
 // Method is a memory method. Its memory is shared by all of its episodes,

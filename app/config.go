@@ -19,11 +19,16 @@ import (
 	"time"
 
 	"github.com/samem/trainer/arigraph"
+	"github.com/samem/trainer/autoguide"
+	"github.com/samem/trainer/awm"
 	"github.com/samem/trainer/baseline"
+	"github.com/samem/trainer/cdmem"
 	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/expel"
 	"github.com/samem/trainer/kgplan"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/llm/local"
+	"github.com/samem/trainer/memrl"
 	"github.com/samem/trainer/memstream"
 	"github.com/samem/trainer/pddl"
 	"github.com/samem/trainer/samem"
@@ -63,10 +68,25 @@ type Config struct {
 	// ProgressEvery is the longest silence of a batch in progress when
 	// stderr is not a terminal (-progress-every; 0: 30 s); not saved.
 	ProgressEvery time.Duration `json:"-"`
-	Seed          int64         `json:"seed"`
-	Workers       int           `json:"workers"`
-	Iterations    int           `json:"iterations"`
-	PerType       int           `json:"per_type"`
+	// RecordTrain records every training episode, step by step with what
+	// memory read, in <run>/<method>/train-trajectories.jsonl when the
+	// training schedule has at most this many episodes (-record-train;
+	// 0: never, negative: always); not saved.
+	RecordTrain int   `json:"-"`
+	Seed        int64 `json:"seed"`
+	// Seeds, when set, repeats the run once per run seed, each in its own
+	// sub-run <run>/seeds/<seed>/ (SeedRun); eval then also combines them
+	// with intervals over the seeds.
+	Seeds []int64 `json:"seeds,omitempty"`
+	// Shard is the part of the work this process does (-shard i/n); not
+	// saved: every part records the same configuration.
+	Shard Shard `json:"-"`
+	// metricsAlso is a second run directory whose metrics.jsonl gets the
+	// training's lines (the parent of a seed's sub-run).
+	metricsAlso string
+	Workers     int `json:"workers"`
+	Iterations  int `json:"iterations"`
+	PerType     int `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in
 	// a config.json means TaskOrderSuite: it was written before the choice).
 	TaskOrder TaskOrder `json:"task_order,omitempty"`
@@ -84,6 +104,16 @@ type Config struct {
 	AriGraph arigraph.Config `json:"arigraph"`
 	// MemStream configures the memory stream (seed 001).
 	MemStream memstream.Config `json:"memstream,omitzero"`
+	// AutoGuide configures autoguide (Fu et al. 2024).
+	AutoGuide autoguide.Config `json:"autoguide,omitzero"`
+	// CDMem configures cdmem (Gao et al. 2025).
+	CDMem cdmem.Config `json:"cdmem,omitzero"`
+	// ExpeL configures expel and its ablations (Zhao et al. 2024).
+	ExpeL expel.Config `json:"expel,omitzero"`
+	// AWM configures awm (Wang et al. 2025).
+	AWM awm.Config `json:"awm,omitzero"`
+	// MemRL configures memrl and its variant.
+	MemRL memrl.Config `json:"memrl,omitzero"`
 	// The baselines' settings.
 	FullHistory baseline.FullHistoryConfig `json:"fullhistory,omitzero"`
 	Summary     baseline.SummaryConfig     `json:"summary,omitzero"`
@@ -200,6 +230,7 @@ func Defaults() Config {
 		Run:           filepath.Join("runs", "default"),
 		Methods:       []string{samem.Name},
 		ProgressEvery: DefaultProgressEvery,
+		RecordTrain:   DefaultRecordTrain,
 		Seed:          1,
 		Workers:       runtime.NumCPU(),
 		Iterations:    9,
@@ -220,6 +251,9 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(c.Run) == "" {
 		return bad("run", "the run directory must not be empty")
+	}
+	if c.Shard.N < 0 || c.Shard.N > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.N) {
+		return bad("shard", "%d/%d: want i/n with 0 <= i < n", c.Shard.Index, c.Shard.N)
 	}
 	if c.Workers < 1 {
 		return bad("workers", "%d: need at least 1", c.Workers)
@@ -294,8 +328,11 @@ func (c Config) Validate() error {
 	if a := c.SAMem.Alpha; a != 0 && !(a > 0 && a <= 1) {
 		return bad("alpha", "%v: want a learning rate in (0, 1]", a)
 	}
-	if s := c.SAMem.Schedule; s != "" && s != samem.ScheduleStep && s != samem.ScheduleEpisode {
-		return bad("schedule", "%q: want %s or %s", s, samem.ScheduleEpisode, samem.ScheduleStep)
+	if s := c.SAMem.Schedule; s != "" && !s.Known() {
+		return bad("schedule", "%q: want %s, %s or %s", s, samem.ScheduleBudget, samem.ScheduleEpisode, samem.ScheduleStep)
+	}
+	if n := c.SAMem.SummaryHistory; n < 0 {
+		return bad("summary-history", "%d: want a number of steps, 0 for all", n)
 	}
 	if m := c.SAMem.TieMargin; !(m >= 0 && m < 1) {
 		return bad("tie-margin", "%v: want a fraction in [0, 1)", m)
@@ -415,7 +452,7 @@ func (l LLMConfig) validate() error {
 // ModelRoles are the accounting names of the roles that ask a chat model,
 // as -max-tokens names them: a role ("summarize", "clin.controller") is
 // named by itself or by the part before its dot.
-var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory"}
+var ModelRoles = []string{"summarize", "think", "act", "check", "clin", "arigraph", "memstream", "kgplan", "reflexion", "summary", "fullhistory", "autoguide", "cdmem", "memrl", "memrl-no-q"}
 
 var reEffort = regexp.MustCompile(`^[a-z][a-z_-]{0,19}$`)
 

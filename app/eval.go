@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,10 +16,12 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household/hhtext"
 	"github.com/samem/trainer/llm"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // EvalResult is one method's evaluation (one JSON object per method with -json).
@@ -52,8 +55,6 @@ type EvalResult struct {
 	// spent reasoning, as the server reported them (0 when it does not).
 	ReasoningTokens int64   `json:"reasoning_tokens"`
 	CostUSD         float64 `json:"cost_usd"`
-	// MemoryUse is how much the memory guided the evaluated steps.
-	MemoryUse MemoryUse `json:"memory_use"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
 	// abstractions, triplets, ...).
 	Memory     map[string]int            `json:"memory,omitempty"`
@@ -64,6 +65,17 @@ type EvalResult struct {
 	// G+A): the rates above are then each task's result over its trials
 	// (runner.Final), and Adapt holds the first trial's.
 	Adapt *AdaptResult `json:"adapt,omitempty"`
+	// Seeds are the run seeds the result is over: one, or with -seeds the
+	// seeds combined (the rates are then the means of the seeds' rates).
+	Seeds []int64 `json:"seeds"`
+	// CI holds the rates' 95 % intervals (over the seeds, or over the tasks
+	// with one seed) and Paired the comparisons with the no-memory
+	// baseline and SAMem on the same tasks and seeds (stats.PairedMethod).
+	CI     Intervals      `json:"intervals"`
+	Paired []PairedResult `json:"paired,omitempty"`
+	// MemoryUse is how the memory was used (guided steps, invalid actions,
+	// progress, tokens building and using memory).
+	MemoryUse MemoryUse `json:"memory_use"`
 	Table1
 	EvalRecord
 }
@@ -86,6 +98,10 @@ type AdaptResult struct {
 
 // EpisodeRow is one evaluated episode in results.parquet.
 type EpisodeRow struct {
+	// Seed is the run seed; TaskIndex the task's position in the split's
+	// evaluated list.
+	Seed        int64   `parquet:"seed"`
+	TaskIndex   int64   `parquet:"task_index"`
 	Method      string  `parquet:"method,dict"`
 	Split       string  `parquet:"split,dict"`
 	TaskID      string  `parquet:"task_id"`
@@ -105,6 +121,14 @@ type EpisodeRow struct {
 	// the summary (runner.Final): every row of a one-trial method.
 	Trial int64 `parquet:"trial"`
 	Final bool  `parquet:"final"`
+	// The episode's use (runner.Use): tokens, guided steps, actions judged
+	// and judged invalid, progress (nil where the environment gives none).
+	Tokens         int64    `parquet:"tokens"`
+	GuidedSteps    int64    `parquet:"guided_steps"`
+	CheckedSteps   int64    `parquet:"checked_steps"`
+	InvalidActions int64    `parquet:"invalid_actions"`
+	Progress       *float64 `parquet:"progress,optional"`
+	ProgressFrom   string   `parquet:"progress_from,dict"`
 	RowRecord
 }
 
@@ -150,6 +174,100 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return nil, err
 	}
 	cfg = cfg.Resolved()
+	switch {
+	case cfg.Shard.Active():
+		return nil, evalShard(ctx, cfg, io)
+	case len(cfg.Seeds) > 0:
+		// The seeds' combination is written to the parent's evaluation
+		// directory: one writer there too (each seed's evalOne locks its
+		// own).
+		outDir, _, err := EvalDir(cfg)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := lockDir(outDir+EvalLockSuffix, "evaluation directory "+outDir, io.Err)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		return evalSeeds(ctx, cfg, io)
+	}
+	return evalOne(ctx, cfg, io)
+}
+
+// evalSetup is what an evaluation of one run seed plays on.
+type evalSetup struct {
+	suite envbridge.Suite
+	tasks []envbridge.Task
+	paper map[string]int
+}
+
+// setUpEval opens the suite of cfg and selects the split's tasks.
+func setUpEval(ctx context.Context, cfg *Config, log io.Writer) (evalSetup, error) {
+	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
+	if err != nil {
+		return evalSetup{}, fmt.Errorf("environment: %w", err)
+	}
+	if err := fitMethods(cfg, suite, log); err != nil {
+		return evalSetup{}, err
+	}
+	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
+		return evalSetup{}, fmt.Errorf("environment: %w", err)
+	}
+	tasks, err := suite.Tasks(cfg.Split)
+	if err != nil {
+		return evalSetup{}, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))
+	}
+	if len(tasks) == 0 {
+		return evalSetup{}, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
+	}
+	tasks = runner.PerType(tasks, cfg.EvalPerType)
+	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
+		tasks = tasks[:cfg.Tasks]
+	}
+	return evalSetup{suite: suite, tasks: tasks, paper: paperOracle(cfg.Env)}, nil
+}
+
+// methodRun is one method's evaluation on one run seed: every episode in
+// (task, trial) order, as one process played them or as the parts of a
+// sharded evaluation merged.
+type methodRun struct {
+	Name       string
+	Episodes   []runner.Episode
+	Usage      llm.Report
+	Checkpoint string
+	Memory     map[string]int
+	Trials     int
+}
+
+// loadMethod builds a method of cfg on backend and loads its latest
+// checkpoint, printing what the load and the checkpoint warn of.
+func loadMethod(ctx context.Context, cfg Config, name string, backend *Backend, meter *llm.Meter, log io.Writer) (agent.Method, string, error) {
+	m, err := NewMethod(name, cfg, backend.ForMethod(meter))
+	if err != nil {
+		return nil, "", fmt.Errorf("method %s: %w", name, err)
+	}
+	ckpt, err := loadLatest(ctx, cfg, name, m, backend)
+	if err != nil {
+		return nil, "", err
+	}
+	if lr, ok := m.(agent.LoadReporter); ok {
+		for _, n := range lr.LoadNotes() {
+			fmt.Fprintf(log, "warning: %s\n", n)
+		}
+	}
+	if ckpt != "" {
+		// A memory saved in the middle of an iteration is not the
+		// trained one; say so.
+		if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
+			fmt.Fprintf(log, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
+		}
+	}
+	return m, ckpt, nil
+}
+
+// evalOne evaluates the methods of cfg on one run seed (cfg.Run, cfg.Seed).
+func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult, err error) {
 	outDir, overrides, err := EvalDir(cfg)
 	if err != nil {
 		return nil, err
@@ -161,28 +279,10 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return nil, err
 	}
 	defer unlock()
-	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
+	set, err := setUpEval(ctx, &cfg, io.Err)
 	if err != nil {
-		return nil, fmt.Errorf("environment: %w", err)
-	}
-	if err := fitMethods(&cfg, suite, io.Err); err != nil {
 		return nil, err
 	}
-	if err := IdentifySuite(ctx, suite, cfg.Run); err != nil {
-		return nil, fmt.Errorf("environment: %w", err)
-	}
-	tasks, err := suite.Tasks(cfg.Split)
-	if err != nil {
-		return nil, fmt.Errorf("%w: -split %s: %v (the splits of %s: %s)", ErrConfig, cfg.Split, err, suite.Name(), strings.Join(suite.Splits(), ", "))
-	}
-	if len(tasks) == 0 {
-		return nil, fmt.Errorf("%w: -split %s: %s has no tasks in it (its splits: %s)", ErrConfig, cfg.Split, suite.Name(), strings.Join(suite.Splits(), ", "))
-	}
-	tasks = runner.PerType(tasks, cfg.EvalPerType)
-	if cfg.Tasks > 0 && cfg.Tasks < len(tasks) {
-		tasks = tasks[:cfg.Tasks]
-	}
-	paper := paperOracle(cfg.Env)
 	backend, err := NewBackend(ctx, cfg, io.Err)
 	if err != nil {
 		return nil, err
@@ -195,11 +295,7 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	if movedTo != "" {
 		fmt.Fprintf(io.Err, "the earlier evaluation in %s could not be extended; moved to %s\n", outDir, movedTo)
 	}
-	evalDir := filepath.Dir(outDir)
-	if err := os.MkdirAll(evalDir, 0o755); err != nil {
-		return nil, fmt.Errorf("eval directory: %w", err)
-	}
-	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s\n", cfg.Methods, suite.Name(), cfg.Split, len(tasks), cfg.Workers, cfg.LLM.Describe())
+	fmt.Fprintf(io.Err, "evaluating %v on %s %s: %d tasks, %d workers, %s\n", cfg.Methods, set.suite.Name(), cfg.Split, len(set.tasks), cfg.Workers, cfg.LLM.Describe())
 
 	// The usage account is printed at the end whatever happens, and saved
 	// with the results (complete or partial).
@@ -208,65 +304,81 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		acct.Run = backend.Meter.Report()
 		fmt.Fprint(io.Err, acct.String())
 	}()
+	var runs []methodRun
+	var runErr error
+	for _, name := range cfg.Methods {
+		meter := llm.NewMeter(mustPrices(cfg))
+		m, ckpt, err := loadMethod(ctx, cfg, name, backend, meter, io.Err)
+		if err != nil {
+			return results, err
+		}
+		prog := NewProgress(io.Err, io.TTY)
+		prog.Meter = meter
+		prog.Every = cfg.ProgressEvery
+		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: set.suite, Tasks: set.tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
+		acct.Methods[name] = meter.Report()
+		run := methodRun{Name: name, Episodes: eps, Usage: acct.Methods[name], Checkpoint: ckpt, Trials: 1}
+		if tr, ok := m.(agent.EvalTrialer); ok {
+			run.Trials = max(1, tr.EvalTrials())
+		}
+		if sz, ok := m.(agent.Sizer); ok {
+			run.Memory = sz.Size()
+		}
+		runs = append(runs, run)
+		if err != nil {
+			runErr = fmt.Errorf("eval %s: %w", name, err)
+			break
+		}
+	}
+	acct.Run = backend.Meter.Report()
+	prov := NewProvenance(ctx, "eval", cfg, set.suite, backend.Embedder, acct.Run.Served)
+	return writeEvaluation(ctx, cfg, set.paper, outDir, overrides, kept, runs, acct, prov, runErr, io.Err)
+}
+
+// writeEvaluation writes the evaluation of runs (one run seed) into
+// outDir, beside what it keeps of earlier methods: the results, the tidy
+// table, the summary with its intervals and comparisons, the trajectories,
+// the usage account and the provenance record; then the report. With more
+// errored episodes than cfg.MaxErrors, or after runErr, the results go to
+// outDir.partial instead and the complete earlier ones stay.
+func writeEvaluation(ctx context.Context, cfg Config, paper map[string]int, outDir string, overrides []string, kept earlier, runs []methodRun, acct *Account, prov Provenance, runErr error, log io.Writer) ([]EvalResult, error) {
 	var (
+		results []EvalResult
 		rows    []EpisodeRow
 		trajs   []runner.Episode
 		methods []string
 		// superseded marks the trials that are not their task's result
 		// (G+A's earlier trials), for trajectories.jsonl.
 		superseded []bool
-		runErr     error
 	)
-	for _, name := range cfg.Methods {
-		meter := llm.NewMeter(mustPrices(cfg))
-		m, err := NewMethod(name, cfg, backend.ForMethod(meter))
-		if err != nil {
-			return results, fmt.Errorf("method %s: %w", name, err)
+	for _, run := range runs {
+		history, herr := TrainingHistory(cfg.Run, run.Name)
+		if herr != nil {
+			fmt.Fprintf(log, "warning: %v (the training tokens of %s are left out)\n", herr, run.Name)
 		}
-		ckpt, err := loadLatest(ctx, cfg, name, m, backend)
-		if err != nil {
-			return results, err
-		}
-		if lr, ok := m.(agent.LoadReporter); ok {
-			for _, n := range lr.LoadNotes() {
-				fmt.Fprintf(io.Err, "warning: %s\n", n)
-			}
-		}
-		if ckpt != "" {
-			// A memory saved in the middle of an iteration is not the
-			// trained one; say so.
-			if it, mid, perr := runner.CheckpointProgress(ckpt); perr == nil && mid > 0 {
-				fmt.Fprintf(io.Err, "warning: %s is evaluated from checkpoint %s, saved in the middle of training iteration %d (%d episodes of it done): its training did not finish (run train again to complete it)\n", name, ckpt, it+1, mid)
-			}
-		}
-		prog := NewProgress(io.Err, io.TTY)
-		prog.Meter = meter
-		prog.Every = cfg.ProgressEvery
-		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: suite, Tasks: tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
-		acct.Methods[name] = meter.Report()
-		trials := 1
-		if tr, ok := m.(agent.EvalTrialer); ok {
-			trials = max(1, tr.EvalTrials())
-		}
-		res := evalSummary(name, cfg.Split, eps, trials, paper, acct.Methods[name])
-		res.Checkpoint = ckpt
-		if sz, ok := m.(agent.Sizer); ok {
-			res.Memory = sz.Size()
-		}
+		res := evalSummary(cfg.Seed, run.Name, cfg.Split, run.Episodes, run.Trials, paper, run.Usage, history)
+		res.Checkpoint = run.Checkpoint
+		res.Memory = run.Memory
 		results = append(results, res)
-		rows = append(rows, episodeRows(name, cfg.Split, eps, paper)...)
-		fin := finalTrials(eps)
-		for _, e := range eps {
+		rows = append(rows, episodeRows(cfg.Seed, run.Name, cfg.Split, run.Episodes, paper)...)
+		fin := finalTrials(run.Episodes)
+		for _, e := range run.Episodes {
 			trajs = append(trajs, e)
-			methods = append(methods, name)
+			methods = append(methods, run.Name)
 			superseded = append(superseded, !fin(e))
-		}
-		if err != nil {
-			runErr = fmt.Errorf("eval %s: %w", name, err)
-			break
 		}
 	}
 	recordSettings(cfg, overrides, results, rows)
+	// The intervals and the paired comparisons are over every method of
+	// the directory, the earlier ones kept included.
+	allResults := append(slices.Clip(kept.results), results...)
+	allRows := append(slices.Clip(kept.rows), rows...)
+	addStatistics(allResults, allRows, scoredEnv(cfg))
+	results = allResults[len(kept.results):]
+	prov.Warnings = append(prov.Warnings, evalWarnings(cfg.Run, prov)...)
+	for _, w := range prov.Warnings {
+		fmt.Fprintf(log, "warning: %s\n", w)
+	}
 	errored, firstErr := 0, ""
 	for i, e := range trajs {
 		if e.Outcome.Err != "" {
@@ -290,25 +402,34 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	if !complete {
 		dest = outDir + PartialSuffix
 	}
+	evalDir := filepath.Dir(outDir)
+	if err := os.MkdirAll(evalDir, 0o755); err != nil {
+		return results, errors.Join(runErr, fmt.Errorf("eval directory: %w", err))
+	}
 	tmp, err := os.MkdirTemp(evalDir, "."+filepath.Base(outDir)+"-*")
 	if err != nil {
 		return results, errors.Join(runErr, fmt.Errorf("eval directory: %w", err))
 	}
 	defer os.RemoveAll(tmp)
 	write := func() error {
-		if err := checkpoints.WriteFile(ctx, filepath.Join(tmp, ResultsFile), append(kept.rows, rows...), checkpoints.WriteOptions{}); err != nil {
+		if err := checkpoints.WriteFile(ctx, filepath.Join(tmp, ResultsFile), allRows, checkpoints.WriteOptions{}); err != nil {
 			return fmt.Errorf("write results: %w", err)
 		}
-		if err := writeJSON(filepath.Join(tmp, SummaryFile), append(slices.Clip(kept.results), results...)); err != nil {
+		if err := writeTidy(ctx, tmp, allRows); err != nil {
 			return err
 		}
-		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), methods, superseded, trajs); err != nil {
+		if err := writeJSON(filepath.Join(tmp, SummaryFile), allResults); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(tmp, ProvenanceFile), prov); err != nil {
+			return err
+		}
+		if err := writeTrajectories(filepath.Join(tmp, TrajectoriesFile), cfg.Seed, methods, superseded, trajs); err != nil {
 			return err
 		}
 		if err := appendLines(filepath.Join(tmp, TrajectoriesFile), kept.traj); err != nil {
 			return err
 		}
-		acct.Run = backend.Meter.Report()
 		if err := writeJSON(filepath.Join(tmp, EvalUsageFile), acct); err != nil {
 			return err
 		}
@@ -318,18 +439,18 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 		return results, errors.Join(runErr, err)
 	}
 	if !complete {
-		fmt.Fprintf(io.Err, "partial results: %s (the complete results in %s and the report were left as they were)\n", dest, outDir)
+		fmt.Fprintf(log, "partial results: %s (the complete results in %s and the report were left as they were)\n", dest, outDir)
 		return results, runErr
 	}
 	// A complete evaluation supersedes an earlier partial one.
 	if err := os.RemoveAll(outDir + PartialSuffix); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "results: %s\n", outDir)
+	fmt.Fprintf(log, "results: %s\n", outDir)
 	if _, err := WriteReport(cfg.Run, filepath.Base(outDir)); err != nil {
 		return results, err
 	}
-	fmt.Fprintf(io.Err, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
+	fmt.Fprintf(log, "report: %s\n", filepath.Join(ReportPath(cfg.Run, filepath.Base(outDir)), report.MarkdownFile))
 	return results, nil
 }
 
@@ -391,7 +512,7 @@ func loadLatest(ctx context.Context, cfg Config, name string, m agent.Method, b 
 // evalSummary summarises a method's evaluation. With trials > 1 (G+A) eps
 // holds every trial; the rates are over each task's result (runner.Final)
 // and Adapt holds the first trials'.
-func evalSummary(name, split string, eps []runner.Episode, trials int, paper map[string]int, usage llm.Report) EvalResult {
+func evalSummary(seed int64, name, split string, eps []runner.Episode, trials int, paper map[string]int, usage llm.Report, history []runner.IterationStats) EvalResult {
 	all := eps
 	if trials > 1 {
 		eps = runner.Final(all)
@@ -404,10 +525,11 @@ func evalSummary(name, split string, eps []runner.Episode, trials int, paper map
 		TokensSent:      usage.Total.SentTokens(),
 		ReasoningTokens: usage.Total.ReasoningTokens,
 		CostUSD:         usage.Total.CostUSD,
-		MemoryUse:       MemoryUseOf(name, all),
 		ByType:          map[string]runner.Summary{}, Usage: usage,
 		Table1: Table1{SR: s.SR, AR: s.AR},
+		Seeds:  []int64{seed},
 	}
+	res.MemoryUse = memoryUse(eps, usage, res.Tokens, s.Successes, history)
 	for role, st := range usage.ByPurpose {
 		if st.Replies == 0 {
 			continue
@@ -461,7 +583,7 @@ func finalTrials(eps []runner.Episode) func(runner.Episode) bool {
 	return func(e runner.Episode) bool { return final[trialKey{e.Task.ID, e.Trial}] }
 }
 
-func episodeRows(name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
+func episodeRows(seed int64, name, split string, eps []runner.Episode, paper map[string]int) []EpisodeRow {
 	rows := make([]EpisodeRow, len(eps))
 	final := finalTrials(eps)
 	for i, e := range eps {
@@ -475,6 +597,9 @@ func episodeRows(name, split string, eps []runner.Episode, paper map[string]int)
 			Won: o.Won && o.Err == "", Lost: o.Lost, Truncated: o.Truncated, Score: o.Score, MaxScore: o.MaxScore,
 			Steps: int64(o.Steps), OracleSteps: int64(e.Task.OracleSteps), SPL: spl, Error: o.Err,
 			Trial: int64(e.Trial), Final: final(e),
+			Seed: seed, TaskIndex: int64(e.Index),
+			Tokens: e.Use.Tokens, GuidedSteps: int64(e.Use.GuidedSteps), CheckedSteps: int64(e.Use.CheckedSteps),
+			InvalidActions: int64(e.Use.InvalidActions), Progress: e.Use.Progress, ProgressFrom: e.Use.ProgressFrom,
 			RowRecord: RowRecord{MaxSteps: int64(e.Task.MaxSteps)},
 		}
 	}
@@ -496,31 +621,30 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
+// trajectory is one line of trajectories.jsonl.
+type trajectory struct {
+	Method     string `json:"method"`
+	Seed       int64  `json:"seed"`
+	Superseded bool   `json:"superseded,omitempty"`
+	runner.Episode
+}
+
 // writeTrajectories writes one JSON line per episode: method, task and
 // every step (thought, action, observation, reward); a trial that is not
 // its task's result (G+A's earlier trials) is marked superseded.
-func writeTrajectories(path string, methods []string, superseded []bool, eps []runner.Episode) error {
+func writeTrajectories(path string, seed int64, methods []string, superseded []bool, eps []runner.Episode) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
 	for i, e := range eps {
-		// The admissible lists make up most of a trajectory's bytes and can
-		// be regenerated from the task; they are left out.
-		trs := make([]agent.Transition, len(e.Transitions))
-		for j, tr := range e.Transitions {
-			tr.Result.Admissible = nil
-			trs[j] = tr
+		b, err := trajectoryLine(methods[i], seed, superseded[i], e)
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
 		}
-		e.Transitions = trs
-		if err := enc.Encode(struct {
-			Method     string `json:"method"`
-			Superseded bool   `json:"superseded,omitempty"`
-			runner.Episode
-		}{methods[i], superseded[i], e}); err != nil {
+		if err != nil {
 			f.Close()
 			return fmt.Errorf("write %s: %w", path, err)
 		}
@@ -539,7 +663,7 @@ func writeTrajectories(path string, methods []string, superseded []bool, eps []r
 // words of docs/COST.md; a method whose memory guided no step is flagged
 // in its row and named under the table.
 func PrintTable(w *tabwriter.Writer, results []EvalResult) {
-	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\tmemory guided\trequests sent\tcache hits\ttokens sent\ttokens consumed\tcost (USD)\tmemory")
+	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\t95% CI\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\tmemory guided\trequests sent\tcache hits\ttokens sent\ttokens consumed\tcost (USD)\tmemory")
 	var never []string
 	for _, r := range results {
 		fb := "-"
@@ -549,7 +673,7 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 				fb += " (measures its fallback rules)"
 			}
 		}
-		if r.MemoryUse.NeverGuided() {
+		if r.NeverGuided() {
 			never = append(never, r.Method)
 		}
 		t := r.Usage.Total
@@ -557,14 +681,56 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 		if r.ReasoningTokens > 0 {
 			tokens += fmt.Sprintf(" (%d reasoning)", r.ReasoningTokens)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%d\t%s\t%.4f\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb,
-			r.MemoryUse, t.Requests, t.CacheHits, r.TokensSent, tokens, r.CostUSD, runner.FormatSize(r.Memory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%s\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%d\t%s\t%.4f\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, intervalText(r.CI.Success), r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb,
+			r.GuidedCell(), t.Requests, t.CacheHits, r.TokensSent, tokens, r.CostUSD, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
 	if len(never) > 0 {
 		fmt.Fprintf(w, "⚠ %s: memory never guided a step of this evaluation; the row measures the method as if it had no memory\n", strings.Join(never, ", "))
-		w.Flush()
 	}
+	if len(results) > 0 {
+		iv := results[0].CI.Success
+		switch iv.Over {
+		case "seeds":
+			fmt.Fprintf(w, "95%% intervals over %d run seeds (Student's t on the per-seed rates)\n", iv.N)
+		case "tasks":
+			fmt.Fprintf(w, "95%% intervals over the tasks of one run seed (Wilson); -seeds gives intervals over seeds\n")
+		}
+	}
+	w.Flush()
+}
+
+// intervalText is an interval's bounds, "[0.41, 0.93]", or "-".
+func intervalText(iv stats.Interval) string {
+	if !iv.Defined() {
+		return "-"
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", iv.Low, iv.High)
+}
+
+// PrintPaired writes the paired comparisons of each method with the
+// no-memory baseline and SAMem (stats.PairedMethod).
+func PrintPaired(w *tabwriter.Writer, results []EvalResult) {
+	any := false
+	for _, r := range results {
+		any = any || len(r.Paired) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "paired comparison\tagainst\tmetric\tpairs\tdifference\t95% CI\tp-value\tbetter\tworse")
+	for _, r := range results {
+		for _, p := range r.Paired {
+			q := p.Result
+			if q.Pairs == 0 {
+				fmt.Fprintf(w, "%s\t%s\t%s\t0\t-\t-\t-\t0\t0\n", r.Method, p.Against, p.Metric)
+				continue
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%+.3f\t[%+.3f, %+.3f]\t%.3g\t%d\t%d\n", r.Method, p.Against, p.Metric, q.Pairs, q.Difference, q.Low, q.High, q.P, q.Better, q.Worse)
+		}
+	}
+	w.Flush()
+	fmt.Fprintf(w, "(%s)\n", stats.PairedMethod)
 }
 
 // ResultsNote is the line printed above results of the offline backend
@@ -615,7 +781,12 @@ func PrintByType(w *tabwriter.Writer, results []EvalResult, score bool) {
 			s := r.ByType[t]
 			switch {
 			case !score:
-				row = append(row, fmt.Sprintf("%.2f (%d)", s.SuccessRate, s.Tasks))
+				c := r.CI.ByType[t].Success
+				if c.Defined() {
+					row = append(row, fmt.Sprintf("%.2f [%.2f, %.2f] (%d)", s.SuccessRate, c.Low, c.High, s.Tasks))
+				} else {
+					row = append(row, fmt.Sprintf("%.2f (%d)", s.SuccessRate, s.Tasks))
+				}
 			case s.Unscored:
 				row = append(row, "unscored")
 			default:

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/samem"
+	"github.com/samem/trainer/stats"
 )
 
 // GridDir is where a grid sweep keeps its sub-runs: one complete run
@@ -84,10 +85,17 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 		return nil, fmt.Errorf("%w: -env %s: a grid sweeps household world seeds", ErrConfig, g.Base.Env.Kind)
 	}
 	methods := g.GridMethods()
+	shard := g.Base.Shard
+	g.Base.Shard = Shard{}
 	var out []GridPoint
+	k := -1
 	for _, p := range g.PerTypes {
 		for _, w := range g.WorldSeeds {
 			for _, s := range g.Seeds {
+				k++
+				if !shard.Takes(k) {
+					continue
+				}
 				cfg := g.Base
 				cfg.Env.Kind = EnvHousehold
 				cfg.Env.WorldSeed, cfg.Seed, cfg.PerType = w, s, p
@@ -133,6 +141,9 @@ func Grid(ctx context.Context, g GridConfig, streams Streams, each func(GridPoin
 			}
 		}
 	}
+	if shard.Active() {
+		return out, writeSweepPart(g.Base.Run, GridDir, shard, sweepPart{Cells: k + 1, Grid: &g, GridPoints: out})
+	}
 	return out, nil
 }
 
@@ -148,6 +159,9 @@ type GridCell struct {
 	// holds each ablation's mean success, non-zero entries and prunes.
 	Entries, NonZero, Pruned float64
 	Ablation                 map[string][3]float64
+	// CI is SAMem's mean success with its 95 % interval over the run seeds
+	// (Student's t, clipped to [0, 1]; no bounds with one run).
+	CI stats.Interval
 }
 
 // Cells aggregates points by (size, world seed), in the order met.
@@ -190,6 +204,12 @@ func Cells(points []GridPoint) []GridCell {
 			}
 		}
 		c.Margin = c.Mean - c.NoMemory
+		rates := make([]float64, len(pts))
+		for i, pt := range pts {
+			rates[i] = pt.Success[samem.Name]
+		}
+		c.CI = stats.MeanT(rates).Clip(0, 1)
+		c.CI.Over = "seeds"
 		cells = append(cells, c)
 	}
 	return cells
@@ -207,7 +227,7 @@ func (c GridCell) Goal() bool { return c.Min >= 0.85 && c.Margin >= 0.25 }
 // ablation shows its mean success, non-zero entries and prunes.
 func WriteGridTable(w io.Writer, points []GridPoint, ablations []string) {
 	cells := Cells(points)
-	fmt.Fprintf(w, "%-8s  %-6s  %-4s  %-10s  %-9s  %-13s  %-6s  %-7s  %-7s  %-6s", "per-type", "world", "runs", "samem mean", "samem min", "nomemory mean", "margin", "entries", "nonzero", "pruned")
+	fmt.Fprintf(w, "%-8s  %-6s  %-4s  %-10s  %-16s  %-9s  %-13s  %-6s  %-7s  %-7s  %-6s", "per-type", "world", "runs", "samem mean", "95% CI (seeds)", "samem min", "nomemory mean", "margin", "entries", "nonzero", "pruned")
 	for _, a := range ablations {
 		fmt.Fprintf(w, "  %s (success, nonzero, pruned)", a)
 	}
@@ -222,7 +242,11 @@ func WriteGridTable(w io.Writer, points []GridPoint, ablations []string) {
 	var sizes []int
 	bySize := map[int]*agg{}
 	for _, c := range cells {
-		fmt.Fprintf(w, "%-8s  %-6d  %-4d  %-10.3f  %-9.3f  %-13.3f  %-6.3f  %-7.1f  %-7.1f  %-6.1f", sizeName(c.PerType), c.WorldSeed, c.Runs, c.Mean, c.Min, c.NoMemory, c.Margin, c.Entries, c.NonZero, c.Pruned)
+		ci := "-"
+		if c.CI.Defined() {
+			ci = fmt.Sprintf("[%.3f, %.3f]", c.CI.Low, c.CI.High)
+		}
+		fmt.Fprintf(w, "%-8s  %-6d  %-4d  %-10.3f  %-16s  %-9.3f  %-13.3f  %-6.3f  %-7.1f  %-7.1f  %-6.1f", sizeName(c.PerType), c.WorldSeed, c.Runs, c.Mean, ci, c.Min, c.NoMemory, c.Margin, c.Entries, c.NonZero, c.Pruned)
 		for _, a := range ablations {
 			v := c.Ablation[a]
 			fmt.Fprintf(w, "  %-*s", len(a)+28, fmt.Sprintf("%.3f, %.1f, %.1f", v[0], v[1], v[2]))

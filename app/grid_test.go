@@ -59,7 +59,8 @@ func TestCellsAndTable(t *testing.T) {
 	var b bytes.Buffer
 	WriteGridTable(&b, points, []string{"samem-no-decay"})
 	out := b.String()
-	for _, want := range []string{"0.950", "-0.100", "1 of 1", "0 of 1", "NO", "0.475, 30.0, 1.0", "13.0"} {
+	// Cell 1's runs 0.9 and 1.0: 0.95 ± t(1) 0.05 = 0.95 ± 0.635, clipped.
+	for _, want := range []string{"0.950", "[0.315, 1.000]", "-0.100", "1 of 1", "0 of 1", "NO", "0.475, 30.0, 1.0", "13.0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -5,6 +5,8 @@ import (
 	"github.com/samem/trainer/arigraph"
 	arioff "github.com/samem/trainer/arigraph/offline"
 	"github.com/samem/trainer/clin"
+	"github.com/samem/trainer/expel"
+	"github.com/samem/trainer/memrl"
 )
 
 // methodVariants are the ablations of methods other than SAMem, each a
@@ -44,7 +46,35 @@ var methodVariants = []struct {
 			c.Name, c.Advice = CLINAdviceName, true
 			return clin.New(c, clinDeps(b))
 		}},
+	// ExpeL's ablations (Zhao et al. 2024 Sec. 5, Table 2): trained as
+	// expel, evaluated with one of the two parts of its memory.
+	{ExpeLNoInsightsName, "expel", "ExpeL without insights (Zhao et al. 2024 Sec. 5, \"retrieve only\"): only the retrieved successful trajectories",
+		func(cfg Config, b *Backend) (agent.Method, error) {
+			c := cfg.ExpeL
+			c.Name, c.NoInsights = ExpeLNoInsightsName, true
+			return expel.New(c, expelDeps(b))
+		}},
+	{ExpeLNoRetrievalName, "expel", "ExpeL without retrieved trajectories (Zhao et al. 2024 Sec. 5, \"insights only\"): only the insight list",
+		func(cfg Config, b *Backend) (agent.Method, error) {
+			c := cfg.ExpeL
+			c.Name, c.NoRetrieval = ExpeLNoRetrievalName, true
+			return expel.New(c, expelDeps(b))
+		}},
+	// MemRL's Q ablation (arXiv:2601.03192 Sec. 5): Phase B ranks by
+	// similarity alone, as MemRL's authors describe MemP.
+	{memrl.NoQName, memrl.Name, "MemRL without the Q re-rank: similarity-only retrieval (MemP as MemRL's authors describe it)",
+		func(cfg Config, b *Backend) (agent.Method, error) {
+			c := cfg.MemRL
+			c.Name, c.NoQ = memrl.NoQName, true
+			return memrl.New(c, memrlDeps(b))
+		}},
 }
+
+// Names of ExpeL's variants.
+const (
+	ExpeLNoInsightsName  = "expel-no-insights"
+	ExpeLNoRetrievalName = "expel-no-retrieval"
+)
 
 // Names of CLIN's variants.
 const (

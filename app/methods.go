@@ -5,22 +5,31 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/arigraph"
 	arioff "github.com/samem/trainer/arigraph/offline"
+	"github.com/samem/trainer/autoguide"
+	autoguideoff "github.com/samem/trainer/autoguide/offline"
+	"github.com/samem/trainer/awm"
+	awmoff "github.com/samem/trainer/awm/offline"
 	"github.com/samem/trainer/baseline"
 	baselineoff "github.com/samem/trainer/baseline/offline"
+	"github.com/samem/trainer/cdmem"
+	cdmemoff "github.com/samem/trainer/cdmem/offline"
 	"github.com/samem/trainer/clin"
 	clinoff "github.com/samem/trainer/clin/offline"
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/household"
+	"github.com/samem/trainer/expel"
+	expeloff "github.com/samem/trainer/expel/offline"
 	"github.com/samem/trainer/forget"
 	forgetoff "github.com/samem/trainer/forget/offline"
 	"github.com/samem/trainer/kgplan"
 	kgoff "github.com/samem/trainer/kgplan/offline"
+	"github.com/samem/trainer/memrl"
+	memrloff "github.com/samem/trainer/memrl/offline"
 	"github.com/samem/trainer/memstream"
 	msoff "github.com/samem/trainer/memstream/offline"
 	"github.com/samem/trainer/samem"
@@ -75,6 +84,32 @@ var registry = map[string]entry{
 		}
 		return m, err
 	}},
+	// AutoGuide (Fu et al. 2024; seed 002 B.2): context-aware guidelines
+	// from pairs of trials, selected by context at every step.
+	autoguide.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return autoguide.New(cfg.AutoGuide, autoguide.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: autoguideoff.Roles{}})
+	}},
+	// CDMem (Gao et al. 2025; seed 002 B.2): scene and task-type memories
+	// from expert, short-term and long-term encodings.
+	cdmem.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return cdmem.New(cfg.CDMem, cdmem.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: cdmemoff.Roles{}})
+	}},
+	// ExpeL (Zhao et al. 2024; seed 002 B.2's task-level baseline): insights
+	// extracted from gathered successes and failures, similar successes
+	// retrieved by task text.
+	expel.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return expel.New(cfg.ExpeL, expelDeps(b))
+	}},
+	// Agent Workflow Memory (Wang et al. 2025; seed 002 B.2's other
+	// task-level memory): workflows induced from each task type's successes.
+	awm.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return awm.New(cfg.AWM, awm.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: awmoff.Roles()})
+	}},
+	// MemRL (arXiv:2601.03192): Q-values over episodic memory triplets,
+	// two-phase retrieval.
+	memrl.Name: {build: func(cfg Config, b *Backend) (agent.Method, error) {
+		return memrl.New(cfg.MemRL, memrlDeps(b))
+	}},
 	// Plain baselines (seed 002 B.2, seed 000 Sec. 4): the whole episode in
 	// the prompt, a running summary, and Reflexion's reflections after failed
 	// trials (the last three kept; it learns, so it is trained).
@@ -98,13 +133,51 @@ func clinDeps(b *Backend) clin.Deps {
 	return clin.Deps{Chat: b.Chat, Embed: b.Embedder, Controller: clinoff.Controller{}, Generator: clinoff.Generator{}}
 }
 
+// expelDeps are ExpeL's models on the backend, with the roles of package
+// expel/offline for the offline backend.
+func expelDeps(b *Backend) expel.Deps {
+	return expel.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: expeloff.Roles()}
+}
+
+// memrlDeps are MemRL's models on the backend, with the agent of package
+// memrl/offline for the offline backend.
+func memrlDeps(b *Backend) memrl.Deps {
+	return memrl.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: memrloff.Agent{}}
+}
+
 // baselineDeps are the baselines' models on the backend, with the roles of
 // package baseline/offline for the offline backend.
 func baselineDeps(b *Backend) baseline.Deps {
 	return baseline.Deps{Chat: b.Chat, Embed: b.Embedder, Offline: baselineoff.Roles()}
 }
 
-// MethodNames lists the registered methods, sorted; baselines only when asked.
+// PaperOrder is the order in which methods are listed, trained, evaluated
+// and reported: seed 002 Table 1's rows (its no-memory "baseline",
+// Reflexion, ExpeL, AWM, AutoGuide, CDMem, SAMem), then MemRL, SAMem's
+// closest rival; every other registered method follows by name. A name
+// here that is not registered is skipped, so a method's registration is
+// all it takes to join -method all.
+var PaperOrder = []string{baseline.NoMemoryName, baseline.ReflexionName, "expel", "awm", "autoguide", "cdmem", samem.Name, memrl.Name}
+
+// compareMethods orders method names as PaperOrder says.
+func compareMethods(a, b string) int {
+	rank := func(n string) int {
+		if i := slices.Index(PaperOrder, n); i >= 0 {
+			return i
+		}
+		return len(PaperOrder)
+	}
+	if c := rank(a) - rank(b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// SortMethods sorts method names in PaperOrder, in place.
+func SortMethods(names []string) { slices.SortFunc(names, compareMethods) }
+
+// MethodNames lists the registered methods in PaperOrder; baselines only
+// when asked.
 func MethodNames(withBaselines bool) []string {
 	var out []string
 	for n, e := range registry {
@@ -112,7 +185,7 @@ func MethodNames(withBaselines bool) []string {
 			out = append(out, n)
 		}
 	}
-	sort.Strings(out)
+	SortMethods(out)
 	return out
 }
 
@@ -174,7 +247,9 @@ func summarizer(cfg Config, b *Backend) summarize.Summarizer {
 	case b.Offline():
 		return sumoff.Summarizer{TaskProgress: cfg.SAMem.TaskProgress}
 	}
-	return summarize.NewLLM(b.Chat)
+	s := summarize.NewLLM(b.Chat)
+	s.MaxHistory = cfg.SAMem.SummaryHistory
+	return s
 }
 
 func thinker(cfg Config, b *Backend) thought.Thinker {

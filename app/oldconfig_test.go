@@ -3,6 +3,8 @@ package app
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/samem/trainer/samem"
 )
 
 // TestOldConfigLoads: config.json files written by an earlier version
@@ -15,6 +17,8 @@ func TestOldConfigLoads(t *testing.T) {
 	defaults := Defaults()
 	defaults.Workers, defaults.Iterations, defaults.PerType = 2, 2, 1
 	defaults.Methods = []string{"samem", "clin", "arigraph", "kgplan", "memstream"}
+	// The schedule these runs were made with is today's -schedule step.
+	defaults.SAMem.Schedule = samem.ScheduleStep
 
 	// -workers 1 -iterations 1 -per-type 1 -method samem,clin -clin-trials 3
 	// -clin-meta-first-trial -arigraph-carry -arigraph-no-episodic

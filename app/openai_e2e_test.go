@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,26 @@ func TestOpenAIPathEndToEnd(t *testing.T) {
 		if r.Tasks != 3 || r.Tokens == 0 {
 			t.Errorf("eval %s: %d tasks, %d tokens; want 3 tasks and tokens reported", r.Method, r.Tasks, r.Tokens)
 		}
+		// The memory-use account: the episodes' own tokens are the
+		// evaluation's (SAMem calls no model outside its episodes at
+		// evaluation), SAMem's training built its memory, nomemory built
+		// none, and the evaluation's tokens are all using memory.
+		mu := r.MemoryUse
+		if mu.Tokens != r.Tokens || mu.TokensUse != r.Tokens || mu.TokensBuild != mu.TokensTraining {
+			t.Errorf("eval %s: memory use %+v with %d tokens", r.Method, mu, r.Tokens)
+		}
+		if want := r.Method == "samem"; (mu.TokensTraining > 0) != want {
+			t.Errorf("eval %s: training tokens %d", r.Method, mu.TokensTraining)
+		}
+	}
+	// The replies' model and fingerprint are recorded.
+	p, err := ReadProvenance(filepath.Join(cfg.Run, ProvenanceFile))
+	if err != nil || len(p.Models.Served) == 0 || p.Models.Served[0].Model != "test-chat" || p.Models.Served[0].Fingerprint != "fp_llmtest" {
+		t.Errorf("training provenance: served %+v (%v)", p.Models.Served, err)
+	}
+	tr0 := tr[0].History
+	if tr0[0].Tokens == 0 || tr0[0].Tokens+tr0[1].Tokens != u.Total.PromptTokens+u.Total.CompletionTokens+u.Total.CachedTokens {
+		t.Errorf("iterations' tokens %d + %d, want the training's %+v", tr0[0].Tokens, tr0[1].Tokens, u.Total)
 	}
 	// A second identical evaluation is served from the response cache.
 	before := srv.ChatRequests()

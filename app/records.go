@@ -47,9 +47,17 @@ func (c Config) Resolved() Config {
 	c.SAMem = c.SAMem.Resolved()
 	c.Thinker = c.Thinker.Resolved()
 	c.CLIN = c.CLIN.Resolved()
+	c.AutoGuide = c.AutoGuide.Resolved()
+	c.CDMem = c.CDMem.Resolved()
+	c.ExpeL = c.ExpeL.Resolved()
+	c.AWM = c.AWM.Resolved()
 	t := c.LLM.Temperature
 	c.Thinker.Temperature, c.CLIN.Temperature, c.AriGraph.Temperature = t, t, t
 	c.MemStream.Temperature, c.KGPlan.Temperature = t, t
+	c.AutoGuide.Temperature, c.CDMem.Temperature = t, t
+	c.ExpeL.Temperature, c.AWM.Temperature = t, t
+	c.MemRL = c.MemRL.Resolved()
+	c.MemRL.Temperature = t
 	c.FullHistory.Actor.Temperature, c.Summary.Actor.Temperature, c.Reflexion.Actor.Temperature = t, t, t
 	switch c.Env.Kind {
 	case EnvHousehold:

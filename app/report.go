@@ -2,12 +2,12 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +16,7 @@ import (
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/report"
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // ReportDir is the report's folder inside a run directory.
@@ -48,24 +49,75 @@ func WriteReport(run, split string) ([]string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
+	if p, err := ReadProvenance(filepath.Join(evalDir, ProvenanceFile)); err == nil {
+		d.Provenance, d.Warnings = p.Short(), p.Warnings
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the evaluation's %s cannot be read: %v", ProvenanceFile, err))
+	}
+	cfg, _ := LoadConfig(run)
+	seedRuns := []string{run}
+	if len(cfg.Seeds) > 0 {
+		d.Seeds = cfg.Seeds
+		seedRuns = nil
+		for _, s := range cfg.Seeds {
+			seedRuns = append(seedRuns, SeedRun(run, s))
+		}
+	}
+	tokensBySeed := map[string]map[int64]float64{}
+	if rows, err := checkpoints.ReadFile[EpisodeRow](context.Background(), filepath.Join(evalDir, ResultsFile)); err == nil {
+		for _, r := range rows {
+			if tokensBySeed[r.Method] == nil {
+				tokensBySeed[r.Method] = map[int64]float64{}
+			}
+			tokensBySeed[r.Method][r.Seed] += float64(r.Tokens)
+		}
+	}
 	seen := map[string]bool{}
 	for _, r := range results {
 		seen[r.Method] = true
+		if len(r.Seeds) > 1 && d.Seeds == nil {
+			d.Seeds = r.Seeds
+		}
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
 			Overall: runner.Summary{Tasks: r.Tasks, Completed: r.Completed, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
 			ByType:  r.ByType, Tokens: r.Tokens, ReasoningTokens: r.ReasoningTokens, TokensSent: r.TokensSent, Requests: r.Usage.Total.Requests, CacheHits: r.Usage.Total.CacheHits, CostUSD: r.CostUSD, Memory: r.Memory,
-			HasMemory: r.MemoryUse.HasMemory, GuidedSteps: r.MemoryUse.GuidedSteps, Steps: r.MemoryUse.Steps,
 			FallbackShare: r.FallbackShare, MeasuresFallback: r.MeasuresFallback, Parse: parseRows(r),
+			Success: r.CI.Success, Score: r.CI.Score, TypeCI: map[string]report.TypeCI{},
 		}
-		if m.History, err = TrainingHistory(run, r.Method); err != nil {
-			return nil, fmt.Errorf("report: %w", err)
+		for t, c := range r.CI.ByType {
+			m.TypeCI[t] = report.TypeCI{Success: c.Success, Score: c.Score}
+		}
+		for _, p := range r.Paired {
+			m.Paired = append(m.Paired, report.Paired{Against: p.Against, Metric: p.Metric, Paired: p.Result})
+		}
+		if u := r.MemoryUse; u.Steps > 0 || u.TokensBuild > 0 || u.TokensUse > 0 {
+			m.Use = &report.Use{GuidedShare: u.GuidedShare, GuidedSteps: u.GuidedSteps, Steps: u.Steps, InvalidRate: u.InvalidRate,
+				ProgressRate: u.ProgressRate, ScoreShare: u.ScoreShare, TokensPerSuccess: u.TokensPerSuccess,
+				TokensTraining: u.TokensTraining, TokensBuild: u.TokensBuild, TokensUse: u.TokensUse}
+		}
+		if by := tokensBySeed[r.Method]; len(by) >= 2 {
+			for _, s := range slices.Sorted(mapKeys(by)) {
+				m.TokensBySeed = append(m.TokensBySeed, by[s])
+			}
+		}
+		for _, sr := range seedRuns {
+			h, err := TrainingHistory(sr, r.Method)
+			if err != nil {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+			if h != nil {
+				m.Histories = append(m.Histories, h)
+			}
+		}
+		if len(m.Histories) > 0 {
+			m.History = m.Histories[0]
 		}
 		if a := r.Adapt; a != nil {
 			m.Adapt = &report.Adapt{FirstTrial: a.FirstTrial, FirstByType: a.FirstByType, AvgTrials: a.AvgTrials, MaxTrials: a.MaxTrials}
 		}
 		if c, ok := curves[r.Method]; ok {
-			m.ScoreByStep, m.ScoreStd = c.mean, c.std
+			m.ScoreByStep, m.ScoreLow, m.ScoreHigh = c.mean, c.low, c.high
 		}
 		d.Methods = append(d.Methods, m)
 	}
@@ -79,6 +131,9 @@ func WriteReport(run, split string) ([]string, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 		d.Methods = append(d.Methods, report.Method{Name: name + " (not evaluated)", History: h})
+	}
+	if err := fillTrainTokens(run, d.Methods); err != nil {
+		return nil, err
 	}
 	if err := readJSON(filepath.Join(run, SweepDir, SweepFile), &d.Sweep); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
@@ -117,14 +172,16 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-type curve struct{ mean, std []float64 }
+type curve struct{ mean, low, high []float64 }
 
 // scoreCurves reads trajectories.jsonl and returns, per method, the mean
-// and standard deviation over episodes of the normalised score after each
-// step (seed 000 Fig. 4), over each task's result (a G+A method's earlier
-// trials, marked superseded, are left out). An episode that ended keeps its final score; the
-// score is normalised as runner.Summarize does (by the maximum score, or 1
-// for a win where the environment has no score).
+// normalised score after each step (seed 000 Fig. 4) with its 95 %
+// interval: Student's t over the episodes, or with episodes of several
+// seeds over the seeds' means; over each task's result (a G+A method's
+// earlier trials, marked superseded, are left out). An episode that ended
+// keeps its final score; the score is normalised as runner.Summarize does
+// (by the maximum score, or 1 for a win where the environment has no
+// score).
 func scoreCurves(path string) (map[string]curve, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -133,6 +190,7 @@ func scoreCurves(path string) (map[string]curve, error) {
 	defer f.Close()
 	type line struct {
 		Method     string `json:"method"`
+		Seed       int64  `json:"seed"`
 		Superseded bool   `json:"superseded"`
 		Outcome    struct {
 			Won      bool    `json:"won"`
@@ -157,7 +215,11 @@ func scoreCurves(path string) (map[string]curve, error) {
 		}
 		return score
 	}
-	per := map[string][][]float64{}
+	type ep struct {
+		seed int64
+		c    []float64
+	}
+	per := map[string][]ep{}
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<20))
 	for {
 		var l line
@@ -176,29 +238,41 @@ func scoreCurves(path string) (map[string]curve, error) {
 		if n := len(c); n > 0 {
 			c[n-1] = norm(l.Outcome.Score, l.Outcome.MaxScore, l.Outcome.Won && l.Outcome.Error == "")
 		}
-		per[l.Method] = append(per[l.Method], c)
+		per[l.Method] = append(per[l.Method], ep{l.Seed, c})
 	}
 	out := map[string]curve{}
 	for m, eps := range per {
 		steps := 0
-		for _, c := range eps {
-			steps = max(steps, len(c))
+		seeds := map[int64]bool{}
+		for _, e := range eps {
+			steps = max(steps, len(e.c))
+			seeds[e.seed] = true
 		}
-		cv := curve{mean: make([]float64, steps), std: make([]float64, steps)}
+		cv := curve{mean: make([]float64, steps), low: make([]float64, steps), high: make([]float64, steps)}
 		for k := 0; k < steps; k++ {
-			var sum, sq float64
-			for _, c := range eps {
-				v := 0.0
-				if len(c) > 0 {
-					v = c[min(k, len(c)-1)]
+			at := func(e ep) float64 {
+				if len(e.c) == 0 {
+					return 0
 				}
-				sum += v
-				sq += v * v
+				return e.c[min(k, len(e.c)-1)]
 			}
-			n := float64(len(eps))
-			mean := sum / n
-			cv.mean[k] = mean
-			cv.std[k] = math.Sqrt(math.Max(0, sq/n-mean*mean))
+			var vals []float64
+			if len(seeds) >= 2 {
+				sum, n := map[int64]float64{}, map[int64]float64{}
+				for _, e := range eps {
+					sum[e.seed] += at(e)
+					n[e.seed]++
+				}
+				for _, s := range slices.Sorted(mapKeys(sum)) {
+					vals = append(vals, sum[s]/n[s])
+				}
+			} else {
+				for _, e := range eps {
+					vals = append(vals, at(e))
+				}
+			}
+			iv := stats.MeanT(vals)
+			cv.mean[k], cv.low[k], cv.high[k] = iv.Mean, iv.Low, iv.High
 		}
 		out[m] = cv
 	}

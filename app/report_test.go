@@ -27,15 +27,18 @@ func TestScoreCurves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The interval of the mean over the 2 episodes: mean ± t(1) s/√2,
+	// t(1) = 12.7062: step 1 {0.5, 0}: s/√2 = 0.25; step 2 {1, 0}: 0.5;
+	// step 3 {1, 1}: 0.
 	wantMean := []float64{0.25, 0.5, 1}
-	wantStd := []float64{0.25, 0.5, 0}
+	wantHalf := []float64{12.7062 * 0.25, 12.7062 * 0.5, 0}
 	m := got["m"]
 	if len(m.mean) != 3 {
 		t.Fatalf("curve of m has %d steps, want 3", len(m.mean))
 	}
 	for i := range wantMean {
-		if math.Abs(m.mean[i]-wantMean[i]) > 1e-12 || math.Abs(m.std[i]-wantStd[i]) > 1e-12 {
-			t.Errorf("step %d: mean %v std %v, want %v %v", i+1, m.mean[i], m.std[i], wantMean[i], wantStd[i])
+		if math.Abs(m.mean[i]-wantMean[i]) > 1e-12 || math.Abs(m.low[i]-(wantMean[i]-wantHalf[i])) > 1e-3 || math.Abs(m.high[i]-(wantMean[i]+wantHalf[i])) > 1e-3 {
+			t.Errorf("step %d: mean %v [%v, %v], want %v ± %v", i+1, m.mean[i], m.low[i], m.high[i], wantMean[i], wantHalf[i])
 		}
 	}
 	// Normalised max score 1 counts, even for an episode that ended in an

@@ -41,7 +41,7 @@ func TestResumeRefusesOtherResults(t *testing.T) {
 		{"schedule: iterations", func(c *Config) { c.Iterations = 2 }, "iterations", "1", "2"},
 		{"schedule: per type", func(c *Config) { c.PerType = 2 }, "per-type", "1", "2"},
 		{"schedule: task order", func(c *Config) { c.TaskOrder = TaskOrderSuite }, "task-order", "shuffled", "suite"},
-		{"schedule: epsilon", func(c *Config) { c.SAMem.Schedule = "episode" }, "schedule", "step", "episode"},
+		{"schedule: epsilon", func(c *Config) { c.SAMem.Schedule = "episode" }, "schedule", "budget", "episode"},
 		{"method: ablation", func(c *Config) { c.Ablation = AblationNoQ }, "ablation", `""`, "no-q"},
 		{"method: clin", func(c *Config) { c.CLIN.Trials = 3 }, "clin-trials", "5", "3"},
 		{"method: thinker", func(c *Config) { c.Thinker.OneCall = true }, "one-call", "false", "true"},

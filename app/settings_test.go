@@ -73,8 +73,8 @@ func TestSettingsClassified(t *testing.T) {
 		sort.Strings(got[e])
 	}
 	want := map[Effect][]string{
-		ExecutionOnly: {"agentgym", "budget", "cache", "chat-url", "concurrency", "dry-run", "embed-url", "local-dir", "local-threads", "max-errors", "max-requests", "prices", "progress-every", "retries", "timeout", "workers"},
-		Selects:       {"method", "run", "split"},
+		ExecutionOnly: {"agentgym", "budget", "cache", "chat-url", "concurrency", "dry-run", "embed-url", "local-dir", "local-threads", "max-errors", "max-requests", "prices", "progress-every", "record-train", "retries", "timeout", "workers"},
+		Selects:       {"method", "run", "seeds", "shard", "split"},
 	}
 	for _, e := range []Effect{ExecutionOnly, Selects} {
 		if !slices.Equal(got[e], want[e]) {

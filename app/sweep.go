@@ -72,7 +72,12 @@ func Sweep(ctx context.Context, sc SweepConfig, io Streams) ([]report.SweepPoint
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	var made []report.SweepPoint
-	for _, v := range sc.Values {
+	shard := base.Shard
+	base.Shard = Shard{}
+	for k, v := range sc.Values {
+		if !shard.Takes(k) {
+			continue
+		}
 		cfg := base
 		cfg.Methods = []string{samem.Name}
 		cfg.Run = SweepRun(base.Run, sc.Param, v)
@@ -98,10 +103,16 @@ func Sweep(ctx context.Context, sc SweepConfig, io Streams) ([]report.SweepPoint
 			States: r.Memory["states"], Thoughts: r.Memory["thoughts"], Entries: r.Memory["entries"], Run: cfg.Run,
 		}
 		made = append(made, p)
+		if shard.Active() {
+			continue // the parts are put together by MergeSweeps
+		}
 		points = replacePoint(points, p)
 		if err := writeJSON(path, points); err != nil {
 			return made, fmt.Errorf("sweep: %w", err)
 		}
+	}
+	if shard.Active() {
+		return made, writeSweepPart(base.Run, SweepDir, shard, sweepPart{Param: sc.Param, Values: sc.Values, Points: made})
 	}
 	if _, err := WriteReport(base.Run, base.Split); err != nil && !errors.Is(err, report.ErrNoData) {
 		return made, err

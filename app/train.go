@@ -25,6 +25,7 @@ import (
 // TrainResult is what Train reports per method (printed with -json).
 type TrainResult struct {
 	Method      string                  `json:"method"`
+	Seed        int64                   `json:"seed"`
 	History     []runner.IterationStats `json:"history"`
 	Checkpoint  string                  `json:"checkpoint"`
 	ResumedFrom string                  `json:"resumed_from,omitempty"`
@@ -51,11 +52,15 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 	}
 	cfg = cfg.Resolved()
 	// One writer per run directory, from before anything costs or writes.
-	unlock, err := lockDir(filepath.Join(cfg.Run, TrainLockFile), "run directory "+cfg.Run, io.Err)
-	if err != nil {
-		return nil, err
+	// The shards of a run over seeds (-seeds with -shard) train the
+	// parent's seeds side by side, each seed's sub-run under its own lock.
+	if len(cfg.Seeds) == 0 || !cfg.Shard.Active() {
+		unlock, err := lockDir(filepath.Join(cfg.Run, TrainLockFile), "run directory "+cfg.Run, io.Err)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	// A run directory's config.json describes its memories: training them
 	// further with settings that change what they learn is refused before
 	// anything is written.
@@ -67,6 +72,9 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
+	}
+	if len(cfg.Seeds) > 0 {
+		return trainSeeds(ctx, cfg, io)
 	}
 	suite, err := NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
@@ -129,6 +137,17 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		if werr := acct.finish(io.Err, path); werr != nil && err == nil {
 			err = werr
 		}
+		if save {
+			// What made the memories: the code, the environment, the models
+			// as the servers named them, the prompts, the settings.
+			warns, werr := recordTraining(cfg.Run, NewProvenance(ctx, "train", cfg, suite, backend.Embedder, acct.Run.Served))
+			for _, w := range warns {
+				fmt.Fprintf(io.Err, "warning: this training of %s differs from an earlier one: %s\n", cfg.Run, w)
+			}
+			if werr != nil && err == nil {
+				err = werr
+			}
+		}
 	}()
 	wroteConfig := false
 	for _, name := range cfg.Methods {
@@ -151,6 +170,14 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 			gate = &spendGate{maxUSD: cfg.Budget, maxReq: cfg.MaxRequests, before: before, run: backend.Meter, method: meter}
 			admit = gate.admit
 		}
+		var progress runner.Progress = prog
+		var rec *recorder
+		if recordsTraining(cfg.RecordTrain, len(tasks)*cfg.Iterations) {
+			if rec, err = newRecorder(prog, filepath.Join(cfg.Run, name), name, cfg.Seed); err != nil {
+				return results, err
+			}
+			progress = rec
+		}
 		res, err := runner.Train(llm.WithMeter(ctx, meter), runner.TrainConfig{
 			Method: m, Suite: suite, Tasks: tasks,
 			Iterations: cfg.Iterations, Workers: cfg.Workers, Seed: cfg.Seed,
@@ -161,8 +188,18 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
 			Stop:     io.Stop,
-			Progress: countingProgress{Progress: prog, n: &episodes, gate: gate},
+			Progress: countingProgress{Progress: progress, n: &episodes, gate: gate},
 			Admit:    admit,
+			Iterated: func(h []runner.IterationStats) {
+				for _, run := range []string{cfg.Run, cfg.metricsAlso} {
+					if run == "" {
+						continue
+					}
+					if err := appendMetrics(run, name, cfg.Seed, h); err != nil {
+						fmt.Fprintf(io.Err, "warning: %v\n", err)
+					}
+				}
+			},
 			Resumed: func(dir string) {
 				fmt.Fprintf(io.Err, "%s resumed from %s\n", name, dir)
 				if lr, ok := m.(agent.LoadReporter); ok {
@@ -172,9 +209,14 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				}
 			},
 		})
+		if rec != nil {
+			if rerr := rec.Close(); rerr != nil {
+				fmt.Fprintf(io.Err, "warning: %v\n", rerr)
+			}
+		}
 		acct.Methods[name] = meter.Report()
 		save = save || res.Checkpoint != "" && res.Checkpoint != res.ResumedFrom
-		results = append(results, TrainResult{Method: name, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
+		results = append(results, TrainResult{Method: name, Seed: cfg.Seed, History: res.History, Checkpoint: res.Checkpoint, ResumedFrom: res.ResumedFrom, Usage: acct.Methods[name]})
 		// The configuration is recorded once this run has committed a
 		// checkpoint of its own: a run refused before (a damaged or
 		// incompatible checkpoint, another schedule), or one that resumed a

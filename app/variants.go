@@ -119,12 +119,25 @@ func AblationMethods() []string {
 }
 
 // TrainedMethods lists the registered methods (variants included) that have
-// a committed checkpoint in the run directory, sorted.
+// a committed checkpoint in the run directory, in PaperOrder.
 func TrainedMethods(run string) []string {
 	var out []string
 	for _, name := range MethodNames(false) {
 		if _, err := os.Stat(filepath.Join(run, name, checkpoints.Folder, checkpoints.LatestFile)); err == nil {
 			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		// A run repeated over seeds: the methods trained in its seeds.
+		if cfg, err := LoadConfig(run); err == nil {
+			for _, s := range cfg.Seeds {
+				for _, m := range TrainedMethods(SeedRun(run, s)) {
+					if !slices.Contains(out, m) {
+						out = append(out, m)
+					}
+				}
+			}
+			slices.Sort(out)
 		}
 	}
 	return out

@@ -139,8 +139,28 @@ func TestVariantsSideBySide(t *testing.T) {
 
 func sortedCopy(s []string) []string {
 	c := slices.Clone(s)
-	slices.Sort(c)
+	SortMethods(c)
 	return c
+}
+
+// -method all lists seed 002 Table 1's methods in the paper's order (those
+// registered), then MemRL, then the others by name.
+func TestMethodOrder(t *testing.T) {
+	all := MainMethods(true)
+	var table1 []string
+	for _, n := range all {
+		if slices.Contains(PaperOrder, n) {
+			table1 = append(table1, n)
+		}
+	}
+	want := slices.DeleteFunc(slices.Clone(PaperOrder), func(n string) bool { return !slices.Contains(all, n) })
+	if !slices.Equal(table1, want) || !slices.Equal(all[:len(want)], want) {
+		t.Errorf("MainMethods(true) = %v: want %v first, in that order", all, want)
+	}
+	rest := all[len(want):]
+	if !slices.IsSorted(rest) || !slices.Contains(all, "memrl") {
+		t.Errorf("the methods after the paper's %v are not by name: %v", want, rest)
+	}
 }
 
 func TestMainMethodsLeaveOutAblations(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -194,6 +195,9 @@ type episode struct {
 	routeTo  string
 	tried    map[string]int
 	examples []Triplet
+	// recalled are the episodic vertices the last retrieval returned,
+	// with their relevance, for the decision's Recall.
+	recalled []scoredEpisode
 }
 
 func (e *episode) style() envbridge.Style {
@@ -214,7 +218,8 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	if len(e.route) > 0 && e.style() != envbridge.StyleHousehold {
 		d := e.route[0]
 		e.route = e.route[1:]
-		return agent.Decision{Thought: "on the way to " + e.routeTo, Action: "go " + d, Guided: true}, nil
+		return agent.Decision{Thought: "on the way to " + e.routeTo, Action: "go " + d, Guided: true,
+			Recall: &agent.Recall{Plan: e.plan, Notes: []string{"following the graph's route to " + e.routeTo}}}, nil
 	}
 	wm, err := e.workingMemory(ctx, obs, fresh)
 	if err != nil {
@@ -254,10 +259,33 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		if path, ok := e.g.Route(e.loc, to); ok && len(path) > 0 {
 			e.route, e.routeTo = path[1:], to
 			e.tried[action]++
-			return agent.Decision{Thought: reason, Action: "go " + path[0], Guided: true}, nil
+			return agent.Decision{Thought: reason, Action: "go " + path[0], Guided: true, Recall: e.recall(wm, fresh)}, nil
 		}
 	}
-	return agent.Decision{Thought: reason, Action: action, Guided: len(wm.Facts) > 0}, nil
+	return agent.Decision{Thought: reason, Action: action, Guided: len(wm.Facts) > 0, Recall: e.recall(wm, fresh)}, nil
+}
+
+// recall is what a decision read from the graph: the triplets of the
+// working memory, the episodic vertices retrieved with their relevance
+// (seed 000 Eq. 1), the plan, and the triplets the observation added.
+func (e *episode) recall(wm WorkingMemory, fresh []Triplet) *agent.Recall {
+	r := &agent.Recall{Plan: wm.Plan, State: wm.Location}
+	for _, t := range wm.Facts {
+		r.Items = append(r.Items, agent.RecallItem{ID: t.String(), Kind: "triplet", Text: t.String()})
+	}
+	for _, ep := range e.recalled {
+		r.Items = append(r.Items, agent.RecallItem{
+			ID: "step " + strconv.Itoa(ep.Step), Kind: "episodic", Text: ep.Text,
+			Scores: map[string]float64{"relevance": ep.Score, "step": float64(ep.Step)},
+		})
+	}
+	for _, t := range fresh {
+		r.Notes = append(r.Notes, "graph update: "+t.String())
+	}
+	for _, p := range wm.Priors {
+		r.Notes = append(r.Notes, "from earlier tasks: "+p)
+	}
+	return r
 }
 
 // learn updates the graph from one observation (seed 000 Sec. 2) and tracks
@@ -320,6 +348,7 @@ func (e *episode) workingMemory(ctx context.Context, obs envbridge.Observation, 
 		Actions:     obs.Admissible,
 		Priors:      e.priors,
 	}
+	e.recalled = r.Episodes
 	for _, ep := range r.Episodes {
 		wm.Episodes = append(wm.Episodes, ep.Text)
 	}

@@ -15,12 +15,16 @@ import (
 	thoughtoff "github.com/samem/trainer/thought/offline"
 )
 
-// script answers the baselines' model calls: actions every household room
-// has, summaries and reflections from small fixed sets.
+// script answers the baselines' model calls: plans, and actions every
+// household room has, summaries and reflections from small fixed sets.
 func script(req llm.Request) string {
 	switch req.Purpose {
 	case baseline.SummaryName + ".update":
 		return agenttest.Pick(req, "Nothing found yet.", "The target object was seen on a countertop.")
+	case baseline.FullHistoryName + ".plan", baseline.SummaryName + ".plan":
+		return `{"main_goal": "do the task", "plan_steps": [{"sub_goal_1": "look around", "reason": "started"}]}`
+	case baseline.FullHistoryName + ".decide", baseline.SummaryName + ".decide":
+		return `{"reason_for_action": "see", "action_to_take": "` + agenttest.Pick(req, "look", "inventory") + `"}`
 	case baseline.ReflexionName + ".reflect":
 		return agenttest.Pick(req, "I should search the receptacles in order.", "Reflection: I wasted steps checking the inventory.")
 	}

@@ -49,7 +49,8 @@ func runOne(t *testing.T, m agent.Method, s envbridge.Suite, task envbridge.Task
 	return ep
 }
 
-// TestFullHistoryLLM plays the expert's plan through the full-history actor:
+// TestFullHistoryLLM plays the expert's plan through the full-history
+// baseline's one-call actor (AgentActor):
 // the server answers each step from the number of actions in the prompt's
 // history, so the episode is won only if the prompt carries the whole
 // history; the first answer is not admissible and must be retried with
@@ -78,7 +79,7 @@ func TestFullHistoryLLM(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "Thought: step " + strconv.Itoa(k) + "\nAction: " + plan[k]}
 	})
-	m := mustFull(t, FullHistoryConfig{}, Deps{Chat: c, Embed: c})
+	m := mustFull(t, FullHistoryConfig{Agent: AgentActor}, Deps{Chat: c, Embed: c})
 	ep := runOne(t, m, s, task, agent.Train)
 	if !ep.Outcome.Won || ep.Outcome.Steps != len(plan) {
 		t.Fatalf("outcome %+v, want won in %d steps", ep.Outcome, len(plan))
@@ -139,7 +140,7 @@ func TestSummaryLLM(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "unexpected prompt"}
 	})
-	m, err := NewSummary(SummaryConfig{}, Deps{Chat: c, Embed: c})
+	m, err := NewSummary(SummaryConfig{Agent: AgentActor}, Deps{Chat: c, Embed: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/internal/golden"
+	replyfmt "github.com/samem/trainer/internal/reply"
 )
 
 var (
@@ -80,7 +81,7 @@ func TestParseReflection(t *testing.T) {
 	} {
 		got, err := ParseReflection(tc.in)
 		if err != nil || got != tc.want {
-			t.Errorf("ParseReflection(%q) = %q, %v; want %q", short(tc.in, 60), got, err, short(tc.want, 60))
+			t.Errorf("ParseReflection(%q) = %q, %v; want %q", replyfmt.Short(tc.in, 60), got, err, replyfmt.Short(tc.want, 60))
 		}
 	}
 	for _, in := range []string{"", "  \n", "Reflection:", "**Reflection:** ``` ```", `""`} {
@@ -145,5 +146,29 @@ func BenchmarkActorMessages(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAriadnePromptsGolden pins the planning and decision prompts of the
+// full-history and summary baselines on the Ariadne agent.
+func TestAriadnePromptsGolden(t *testing.T) {
+	plan := `{"main_goal": "put a hot apple in fridge", "plan_steps": [{"sub_goal_1": "find the apple", "reason": "seen on countertop 1"}]}`
+	for _, tc := range []struct {
+		name string
+		view ariadneView
+	}{
+		{"fullhistory", ariadneView{Goal: goal, History: history, LastAction: current.Action, Observation: current.Text, Plan: plan, Actions: adm}},
+		{"fullhistory-start", ariadneView{Goal: goal, Observation: history[0].Text}},
+		{"summary", ariadneView{Goal: goal, SummaryMode: true, Summary: "The fridge 1 is empty; the apple is on countertop 1.", LastAction: current.Action, Observation: current.Text, Plan: plan, Actions: adm}},
+	} {
+		for _, tmpl := range []string{"plan", "decide"} {
+			t.Run(tc.name+"-"+tmpl, func(t *testing.T) {
+				p, err := render("ariadne_"+tmpl+".tmpl", tc.view.data())
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden.Check(t, "ariadne-"+tc.name+"-"+tmpl+".golden", []byte(p+"\n"))
+			})
+		}
 	}
 }

@@ -49,7 +49,7 @@ func TestUnusableRepliesNeverStop(t *testing.T) {
 	if reflects != 3 {
 		t.Errorf("%d reflection calls, want 3 (asked again twice)", reflects)
 	}
-	sum, err := NewSummary(SummaryConfig{}, Deps{Chat: c, Embed: c})
+	sum, err := NewSummary(SummaryConfig{Agent: AgentActor}, Deps{Chat: c, Embed: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/internal/fold"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
@@ -34,33 +33,11 @@ func ParseReflection(reply string) (string, error) {
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSpace(strings.Trim(s, `"'`))
-	s = strings.TrimSpace(clip(s, maxReflectionLen))
+	s = strings.TrimSpace(replyfmt.Clip(s, maxReflectionLen))
 	if s == "" {
-		return "", fmt.Errorf("reflection reply %q: %w", short(reply, 80), ErrEmptyReflection)
+		return "", fmt.Errorf("reflection reply %q: %w", replyfmt.Short(reply, 80), ErrEmptyReflection)
 	}
 	return s, nil
-}
-
-// clip cuts s to at most n bytes, at the last space when there is one.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := strings.LastIndexByte(s[:n], ' ')
-	if cut <= 0 {
-		cut = n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-	}
-	return strings.TrimSpace(s[:cut])
-}
-
-func short(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // reflectMessages renders the reflection prompt: the task, how the trial
@@ -79,22 +56,4 @@ func reflectMessages(goal, outcome string, history []Step, omitted int) ([]llm.M
 		return nil, err
 	}
 	return []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}, nil
-}
-
-// describeOutcome tells the reflection prompt how a failed trial ended.
-func describeOutcome(o agent.Outcome) string {
-	var why string
-	switch {
-	case o.Lost:
-		why = "the game was lost"
-	case o.Truncated:
-		why = "the step limit was reached"
-	default:
-		why = "the episode ended"
-	}
-	s := fmt.Sprintf("failed: %s after %d steps without completing the task", why, o.Steps)
-	if o.MaxScore > 0 {
-		s += fmt.Sprintf(" (score %g of %g)", o.Score, o.MaxScore)
-	}
-	return s + "."
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/samem/trainer/agent"
@@ -80,13 +81,19 @@ type Reflection struct {
 	Text string `parquet:"text"`
 }
 
+// reflexionMaxHistory is how many steps of the episode Reflexion's actor
+// sees by default: the household world's episodes are at most 50 steps, so
+// there it is the whole trajectory; longer games keep the opening
+// observation and the latest steps.
+const reflexionMaxHistory = 50
+
 // NewReflexion returns the Reflexion baseline with no reflections.
 func NewReflexion(cfg ReflexionConfig, deps Deps) (*Reflexion, error) {
 	if cfg.Keep < 0 || cfg.MaxHistory < 0 || cfg.ReflectMaxTokens < 0 || !cfg.Actor.valid() {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	cfg.Keep = cmp.Or(cfg.Keep, DefaultKeep)
-	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, defaultMaxHistory)
+	cfg.MaxHistory = cmp.Or(cfg.MaxHistory, reflexionMaxHistory)
 	cfg.ReflectMaxTokens = cmp.Or(cfg.ReflectMaxTokens, 200)
 	cfg.Actor = cfg.Actor.withDefaults()
 	r := &Reflexion{cfg: cfg, chat: deps.Chat}
@@ -115,16 +122,6 @@ func (r *Reflexion) Reflections() []Reflection {
 	return slices.Clone(r.refl)
 }
 
-func (r *Reflexion) texts() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]string, len(r.refl))
-	for i, x := range r.refl {
-		out[i] = x.Text
-	}
-	return out
-}
-
 // add stores a reflection and keeps the last Keep.
 func (r *Reflexion) add(task, text string) {
 	r.mu.Lock()
@@ -139,7 +136,33 @@ func (r *Reflexion) add(task, text string) {
 
 // Start implements agent.Method.
 func (r *Reflexion) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
-	return &reflexionEpisode{historyEpisode: newHistoryEpisode(s, r.actor, r.offline, r.cfg.MaxHistory, r.texts()), r: r}, nil
+	refl := r.Reflections()
+	texts := make([]string, len(refl))
+	for i, x := range refl {
+		texts[i] = x.Text
+	}
+	e := newHistoryEpisode(s, r.actor, r.offline, r.cfg.MaxHistory, texts)
+	if len(refl) > 0 {
+		// Every decision of the episode is shown the same reflections.
+		e.shown = &agent.Recall{}
+		for _, x := range refl {
+			e.shown.Items = append(e.shown.Items, agent.RecallItem{
+				ID: strconv.FormatInt(x.Seq, 10), Kind: "reflection", Text: x.Text,
+				Scores: map[string]float64{"seq": float64(x.Seq)},
+			})
+		}
+	}
+	return &reflexionEpisode{historyEpisode: e, r: r}, nil
+}
+
+// MemoryTables implements agent.Shower: the kept reflections, oldest
+// first, with the task of the failed trial each was written after.
+func (r *Reflexion) MemoryTables() []agent.Table {
+	t := agent.Table{Name: "reflections", Columns: []string{"seq", "task", "reflection"}}
+	for _, x := range r.Reflections() {
+		t.Rows = append(t.Rows, []string{strconv.FormatInt(x.Seq, 10), x.Task, x.Text})
+	}
+	return []agent.Table{t}
 }
 
 type reflexionEpisode struct {
@@ -157,7 +180,7 @@ func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error 
 		text = e.offline.Reflect()
 	} else {
 		hist, omitted := window(e.steps, e.r.cfg.MaxHistory)
-		msgs, err := reflectMessages(e.start.Task.Goal, describeOutcome(out), hist, omitted)
+		msgs, err := reflectMessages(e.start.Task.Goal, out.Failure(), hist, omitted)
 		if err != nil {
 			return err
 		}

@@ -23,14 +23,18 @@ type SummaryConfig struct {
 	// SummaryMaxTokens bounds the summary update's reply; default 200. The
 	// summary is also cut to summarize.MaxStateLen bytes by
 	// summarize.ParseReply, which parses it.
-	SummaryMaxTokens int         `json:"summary_max_tokens,omitempty"`
-	Actor            ActorConfig `json:"actor,omitzero"`
+	SummaryMaxTokens int `json:"summary_max_tokens,omitempty"`
+	// Agent decides with the summary: AgentAriadne (default, seed 000
+	// Sec. 4.2) or AgentActor.
+	Agent Agent       `json:"agent,omitempty"`
+	Actor ActorConfig `json:"actor,omitzero"`
 }
 
 // Summary is the agent whose memory is a running summary of the episode:
 // after every step the model rewrites the summary with the latest action and
-// observation (its own prompt, prompts/summary-*.tmpl), and the actor sees
-// the summary and the current observation instead of the history. Nothing
+// observation (its own prompt, prompts/summary-*.tmpl), and the agent
+// (Ariadne's planning and decision modules, or the one-call actor) sees the
+// summary and the current observation instead of the history. Nothing
 // carries over between episodes.
 //
 // Offline (Deps.Chat nil) the summary is Deps.Offline.Summarizer's state and
@@ -42,20 +46,24 @@ type SummaryConfig struct {
 type Summary struct {
 	cfg   SummaryConfig
 	chat  llm.Chatter
-	actor *actor // nil offline
+	actor *actor        // the one-call actor (AgentActor); nil offline
+	ari   *ariadneAgent // the Ariadne agent (AgentAriadne); nil offline
 	sum   summarize.Summarizer
 	th    thought.Thinker
 }
 
 // NewSummary returns the iterative-summary baseline.
 func NewSummary(cfg SummaryConfig, deps Deps) (*Summary, error) {
-	if cfg.SummaryMaxTokens < 0 || !cfg.Actor.valid() {
+	cfg.Agent = cmp.Or(cfg.Agent, AgentAriadne)
+	if cfg.SummaryMaxTokens < 0 || !cfg.Actor.valid() || !cfg.Agent.known() {
 		return nil, fmt.Errorf("%w: %+v", ErrConfig, cfg)
 	}
 	cfg.SummaryMaxTokens = cmp.Or(cfg.SummaryMaxTokens, 200)
 	cfg.Actor = cfg.Actor.withDefaults()
 	s := &Summary{cfg: cfg, chat: deps.Chat}
-	if deps.Chat != nil {
+	if deps.Chat != nil && cfg.Agent == AgentAriadne {
+		s.ari = &ariadneAgent{chat: deps.Chat, emb: deps.Embed, temperature: cfg.Actor.Temperature, name: SummaryName}
+	} else if deps.Chat != nil {
 		s.actor = &actor{chat: deps.Chat, emb: deps.Embed, cfg: cfg.Actor, purpose: SummaryName + ".act"}
 	} else if s.sum, s.th = deps.Offline.Summarizer, deps.Offline.Thinker; s.sum == nil || s.th == nil {
 		return nil, fmt.Errorf("%w: %s: no model and no offline summariser and thinker", ErrConfig, SummaryName)
@@ -69,7 +77,7 @@ func (*Summary) Name() string { return SummaryName }
 // Start implements agent.Method.
 func (m *Summary) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
 	e := &summaryEpisode{m: m, start: s}
-	if m.actor == nil {
+	if m.chat == nil {
 		e.sum = m.sum.Begin(s.Task, s.Style)
 		e.th = m.th.Begin(s.Task, s.Style, s.Rand)
 	}
@@ -81,6 +89,7 @@ type summaryEpisode struct {
 	start   agent.Start
 	summary string // the running summary, "" before the first observation
 	last    string // the previous action
+	plan    string // Ariadne's plan so far
 	sum     summarize.Session
 	th      thought.Session
 }
@@ -102,7 +111,7 @@ func summaryMessages(goal, summary, action, text string) ([]llm.Message, error) 
 
 // update folds the latest action and observation into the summary.
 func (e *summaryEpisode) update(ctx context.Context, obs envbridge.Observation) error {
-	if e.m.actor == nil {
+	if e.m.chat == nil {
 		s, err := e.sum.Summarize(ctx, e.last, obs)
 		if err != nil {
 			return fmt.Errorf("summary: %w", err)
@@ -138,7 +147,12 @@ func (e *summaryEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 	}
 	var d thought.Decision
 	var err error
-	if e.m.actor != nil {
+	if e.m.ari != nil {
+		d.Thought, d.Action, e.plan, err = e.m.ari.decide(ctx, ariadneView{
+			Goal: e.start.Task.Goal, SummaryMode: true, Summary: e.summary,
+			LastAction: e.last, Observation: obs.Text, Plan: e.plan, Actions: obs.Admissible,
+		}, e.start.Rand)
+	} else if e.m.actor != nil {
 		d, err = e.m.actor.decide(ctx, e.start.Style, actorView{
 			Goal: e.start.Task.Goal, Summary: e.summary,
 			Current: Step{Action: e.last, Text: obs.Text}, Admissible: obs.Admissible,
@@ -150,7 +164,11 @@ func (e *summaryEpisode) Act(ctx context.Context, obs envbridge.Observation) (ag
 		return agent.Decision{}, err
 	}
 	e.last = d.Action
-	return agent.Decision{Thought: d.Thought, Action: d.Action}, nil
+	var r *agent.Recall
+	if e.summary != "" {
+		r = &agent.Recall{State: e.summary}
+	}
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Recall: r}, nil
 }
 
 // Observe implements agent.Episode; the summary is updated in Act, which

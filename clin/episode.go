@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/samem/trainer/actions"
@@ -46,7 +48,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 		if ok {
 			e.goal = p.Goal
-			return agent.Decision{Thought: p.Goal, Action: action, Guided: len(p.Used) > 0}, nil
+			return agent.Decision{Thought: p.Goal, Action: action, Guided: len(p.Used) > 0, Recall: recall(shown, p.Used)}, nil
 		}
 		rejected := p.Action
 		if rejected == "" {
@@ -57,7 +59,25 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	// Out of retries: act rather than stall, with an admissible action the
 	// trial has not tried yet when there is one.
 	e.goal = "explore (no executable goal after retries)"
-	return agent.Decision{Thought: e.goal, Action: fallback(obs.Admissible, e.trace, e.rng)}, nil
+	return agent.Decision{Thought: e.goal, Action: fallback(obs.Admissible, e.trace, e.rng), Recall: recall(shown, nil)}, nil
+}
+
+// recall is what a decision was shown of memory: the selected items,
+// numbered from 1 as the controller saw them, with the trial and reward
+// each was drawn from; the items the controller said it used are Used.
+func recall(shown []Abstraction, used []int) *agent.Recall {
+	if len(shown) == 0 {
+		return nil
+	}
+	r := &agent.Recall{Items: make([]agent.RecallItem, len(shown))}
+	for i, a := range shown {
+		r.Items[i] = agent.RecallItem{
+			ID: strconv.Itoa(i + 1), Kind: "abstraction", Text: a.String(),
+			Scores: map[string]float64{"trial": float64(a.Trial), "reward": a.Reward},
+			Used:   slices.Contains(used, i+1),
+		}
+	}
+	return r
 }
 
 // execute is the executor: a candidate action is matched onto the

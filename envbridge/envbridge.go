@@ -115,3 +115,22 @@ var (
 type Describer interface {
 	Described() Task
 }
+
+// ActionChecker is an Env that judges actions itself: Accepts reports
+// whether the environment would carry out action now (an admissible action
+// in any of the forms it understands) rather than answer it as invalid.
+// Reports count invalid actions with it; for an Env without it, an action
+// outside the observation's admissible list (case and spacing aside) is
+// invalid, and without a list nothing is judged.
+type ActionChecker interface {
+	Accepts(action string) bool
+}
+
+// Progresser is an Env that tracks the subgoals of its task (AgentBoard's
+// progress rate): Progress is the share of them reached so far in the
+// episode, in [0, 1], reached once counting for the rest of the episode.
+// The household world's are finding, taking, processing (cleaning,
+// heating, cooling, lighting) and placing the goal's objects.
+type Progresser interface {
+	Progress() float64
+}

@@ -48,8 +48,10 @@ func NewLLM(chat llm.Chatter) *LLM { return &LLM{chat: chat} }
 // Check implements Checker. A verdict the model does not give within the
 // budget of internal/reply (cut off, empty once its reasoning is out, or
 // unreadable) keeps the thought: valid, counted as skipped (seed 002 Sec.
-// 3.4 prunes only what the checker judged invalid). Only a failed call is
-// an error.
+// 3.2 prunes only what the checker judged invalid). Only a failed call (the
+// client's error after its retries) is an error: Forgetter.Run then stops
+// with the prunes made so far applied, and training commits what it learned
+// and stops with the error (runner.Train).
 func (c *LLM) Check(ctx context.Context, state, thought string) (bool, error) {
 	msgs, err := Messages(state, thought)
 	if err != nil {

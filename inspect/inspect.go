@@ -18,9 +18,14 @@ import (
 	"github.com/samem/trainer/checkpoints"
 )
 
-// ErrNotFound is returned by Open and History when the path holds no SAMem
-// checkpoint (neither a run, a method, a checkpoint nor a memory directory).
-var ErrNotFound = errors.New("no SAMem checkpoint here")
+// ErrNotFound is returned by Open and History when the path holds no
+// checkpoint (neither a run, a method, a checkpoint nor a memory
+// directory), or Open's holds no SAMem memory.
+var ErrNotFound = errors.New("no checkpoint here")
+
+// ErrNoTable is returned by Write for a memory table the method does not
+// show.
+var ErrNoTable = errors.New("no such memory table")
 
 // ErrNoState is returned by StateHistory when no kept checkpoint has the
 // state.
@@ -83,6 +88,22 @@ func History(ctx context.Context, path, method string) ([]*Checkpoint, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ResolveAny finds the checkpoint directory that path names for any
+// method: a run directory (with method, default "samem"), a method
+// directory (its latest checkpoint) or a checkpoint directory. It returns
+// the directory, the method whose checkpoint it is, and whether it holds a
+// SAMem memory (the Q-table views apply).
+func ResolveAny(path, method string) (dir, name string, samem bool, err error) {
+	if dir, err = resolve(path, method); err != nil {
+		return "", "", false, err
+	}
+	meta, err := checkpoints.LoadMeta(context.Background(), filepath.Join(dir, checkpoints.MetaFile))
+	if err != nil {
+		return "", "", false, err
+	}
+	return dir, meta.Method, exists(filepath.Join(dir, meta.Method, checkpoints.StatesFile)), nil
 }
 
 // resolve finds the checkpoint directory path names.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/llm"
 )
 
@@ -31,12 +32,28 @@ type Request struct {
 	// offline embedder needs none): it gets the checkpoint's embedder model
 	// and dimension. nil: such a query fails with ErrNeedModel.
 	NewEmbedder func(model string, dim int) (llm.Embedder, error)
+	// Tables names the memory tables to show (agent.Shower's, "all" for
+	// every one); a checkpoint of a method other than SAMem shows all of
+	// them when none is named. Top bounds the rows of each (0: all).
+	Tables []string
+	// Show opens the method's checkpoint directory and returns its memory
+	// tables (app.OpenMemory); nil: only SAMem's checkpoints open.
+	Show func(ctx context.Context, ckpt, method string) ([]agent.Table, error)
 }
 
 // Write opens the checkpoint of r and writes the tables r asks for.
 func Write(ctx context.Context, w io.Writer, r Request) error {
 	if r.Format != "" && r.Format != Text && r.Format != CSV && r.Format != Markdown {
 		return fmt.Errorf("format %q: %w", r.Format, ErrFormat)
+	}
+	if r.Show != nil {
+		dir, method, samem, err := ResolveAny(r.Path, r.Method)
+		if err != nil {
+			return err
+		}
+		if !samem || len(r.Tables) > 0 {
+			return writeShown(ctx, w, r, dir, method)
+		}
 	}
 	c, err := Open(ctx, r.Path, r.Method)
 	if err != nil {
@@ -88,6 +105,51 @@ func Write(ctx context.Context, w io.Writer, r Request) error {
 		return tables[len(tables)-1].Write(w, CSV)
 	}
 	for _, t := range tables {
+		if err := t.Write(w, r.Format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeShown writes the memory tables r names of the checkpoint dir.
+func writeShown(ctx context.Context, w io.Writer, r Request, dir, method string) error {
+	tables, err := r.Show(ctx, dir, method)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, n := range r.Tables {
+		want[n] = true
+	}
+	all := len(want) == 0 || want["all"]
+	var out []Table
+	var names []string
+	for _, t := range tables {
+		names = append(names, t.Name)
+		if !all && !want[t.Name] {
+			continue
+		}
+		delete(want, t.Name)
+		rows := t.Rows
+		title := fmt.Sprintf("%s %s (%d rows)", method, t.Name, len(rows))
+		if r.Top > 0 && len(rows) > r.Top {
+			rows = rows[:r.Top]
+			title = fmt.Sprintf("%s %s (first %d of %d rows)", method, t.Name, r.Top, len(t.Rows))
+		}
+		out = append(out, Table{Title: title, Header: t.Columns, Rows: rows})
+	}
+	delete(want, "all")
+	for n := range want {
+		return fmt.Errorf("%w: %q (%s shows %v)", ErrNoTable, n, method, names)
+	}
+	if r.Format == CSV {
+		if len(out) != 1 {
+			return fmt.Errorf("%w: csv writes one table; name one with -table (%v)", ErrFormat, names)
+		}
+		return out[0].Write(w, CSV)
+	}
+	for _, t := range out {
 		if err := t.Write(w, r.Format); err != nil {
 			return err
 		}

@@ -1,7 +1,10 @@
 package kgplan
 
 import (
+	"fmt"
+	"hash/fnv"
 	"slices"
+	"strings"
 
 	"github.com/samem/trainer/pddl"
 )
@@ -11,9 +14,43 @@ import (
 // harness resets a task's world before each episode, so what carries over is
 // the graph as the world will be after the reset: everything the agent saw,
 // with the changes its own actions made undone. After a training episode
-// the method keeps, per task (its environment instance), that graph; the
-// next episode of the task starts from it, so the planner can plan for the
-// goal at once from remembered places instead of exploring.
+// the method keeps that graph twice: under the task (its environment
+// instance: a replay of the task finds every object where it was) and under
+// the task's scene (the room the episode starts in, whatever task is set in
+// it). An episode starts from its task's graph, else from its scene's, so
+// that a held-out task in a trained scene (the household's valid_seen
+// floor plans, ALFWorld's seen scenes) starts from the remembered room and
+// the planner can plan at once from remembered places. Where the world
+// places objects anew for each task of a scene, remembered placements may
+// be stale; the first look at a receptacle corrects them (the update removes
+// what it no longer lists) and the plan is made again.
+
+// SceneKey names the scene an episode starts in: a hash of its first
+// observation with the goal's text taken out, so that the tasks set in one
+// room (the same opening description) share it. It reads nothing of the
+// world's text beyond the observation and the task's goal.
+func SceneKey(goal, first string) string {
+	if g := strings.TrimSpace(goal); g != "" {
+		first = strings.ReplaceAll(first, g, "")
+	}
+	h := fnv.New64a()
+	h.Write([]byte(strings.TrimSpace(first)))
+	return fmt.Sprintf("scene:%016x", h.Sum64())
+}
+
+// recall returns the graph an episode starts from: a copy of the task's
+// kept graph, else of its scene's, else g; and which one it was.
+func (m *Method) recall(taskID, scene string, g *Graph) (*Graph, string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if known := m.graphs[taskID]; known != nil {
+		return known.clone(), "task"
+	}
+	if known := m.graphs[scene]; known != nil {
+		return known.clone(), "scene"
+	}
+	return g, ""
+}
 
 // touch records the entities a step of the agent changes (every argument
 // but the agent and a goto's places, which moving does not change).

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -148,20 +149,24 @@ var ErrNoText = errors.New("kgplan: no reader of the household text (kgplan/offl
 // Stats counts what the method did, for reports and tests.
 type Stats struct {
 	Updates, Rejected, Plans, Replans, Explorations, PlannerErrors int
+	// TaskRecalls and SceneRecalls count the episodes that started from
+	// their task's kept graph and from their scene's (lifelong.go).
+	TaskRecalls, SceneRecalls int
 }
 
-// Method is L3M+P. It keeps the knowledge graph of each task's world (with
-// its history) at the end of each episode and saves it with checkpoints, but
-// every episode starts from an empty graph (Start): the kept graphs are a
-// record of what was learnt and are not read back, so there is no lifelong
-// memory across tasks or trials yet (seed 003's point).
+// Method is L3M+P. After a training episode it keeps the knowledge graph of
+// the world the episode played in, as a reset will leave it, under the task
+// (its environment instance) and under its scene (lifelong.go), and saves
+// them with checkpoints. An episode starts from its task's graph, else from
+// its scene's, else empty (seed 003's lifelong memory; Config.NoLifelong
+// starts every episode empty).
 type Method struct {
 	cfg  Config
 	deps Deps
 	dom  *pddl.Domain
 
 	mu     sync.Mutex
-	graphs map[string]*Graph // task ID -> graph at the end of its last episode
+	graphs map[string]*Graph // task ID or scene key (SceneKey) -> graph at the end of its last training episode there
 	stats  Stats
 }
 
@@ -248,13 +253,6 @@ func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error
 		rnd = rand.New(rand.NewPCG(uint64(s.Task.Seed), 8))
 	}
 	g := NewGraph(m.dom)
-	if !m.cfg.NoLifelong {
-		m.mu.Lock()
-		if known := m.graphs[s.Task.ID]; known != nil {
-			g = known.clone() // lifelong memory (lifelong.go)
-		}
-		m.mu.Unlock()
-	}
 	return &episode{m: m, task: s.Task, mode: s.Mode, rnd: rnd, g: g, visited: map[string]bool{}, touched: map[string]bool{}, step: -1}, nil
 }
 
@@ -274,16 +272,25 @@ type episode struct {
 	target    string    // receptacle being explored
 	visited   map[string]bool
 	touched   map[string]bool // entities the agent's steps changed (lifelong.go)
+	scene     string          // the scene's key (SceneKey), from the first observation
+	recalled  string          // where the starting graph came from: "task", "scene" or ""
 	replans   int
 	step      int // index of the last action taken; -1 before the first
 	last      *pddl.Step
 	stats     Stats
+	// shown is how much of the graph's history the last Recall reported.
+	shown int
 }
 
 // Act implements agent.Episode.
 func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
 	if !e.started {
 		e.started = true
+		e.scene = SceneKey(e.task.Goal, obs.Text)
+		if !e.m.cfg.NoLifelong {
+			e.g, e.recalled = e.m.recall(e.task.ID, e.scene, e.g) // lifelong memory (lifelong.go)
+			e.shown = len(e.g.history)
+		}
 		if err := e.update(ctx, obs.Text); err != nil {
 			return agent.Decision{}, err
 		}
@@ -331,7 +338,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		if e.exploring {
 			thought = "explore " + e.target + ": " + st.String()
 		}
-		return agent.Decision{Thought: thought, Action: text, Guided: !e.exploring}, nil
+		return agent.Decision{Thought: thought, Action: text, Guided: !e.exploring, Recall: e.recall(&st)}, nil
 	}
 	// Nothing to plan and nothing left to explore: look around.
 	e.last = nil
@@ -339,7 +346,36 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	if len(obs.Admissible) > 0 && !slices.Contains(obs.Admissible, action) {
 		action = obs.Admissible[e.rnd.IntN(len(obs.Admissible))]
 	}
-	return agent.Decision{Thought: "no plan", Action: action}, nil
+	return agent.Decision{Thought: "no plan", Action: action, Recall: e.recall(nil)}, nil
+}
+
+// recall is what a decision read from the graph: the changes applied to it
+// since the last decision (seed 003 Sec. IV-B: the update from the
+// observation, the effects of the step taken), the goal, and the plan from
+// the step taken now.
+func (e *episode) recall(now *pddl.Step) *agent.Recall {
+	r := &agent.Recall{}
+	var steps []string
+	if now != nil {
+		steps = append(steps, now.String())
+	}
+	for _, st := range e.plan {
+		steps = append(steps, st.String())
+	}
+	r.Plan = strings.Join(steps, "\n")
+	if e.exploring {
+		r.Explored = true
+		r.Notes = append(r.Notes, "exploring "+e.target)
+	}
+	if e.goalErr == nil && len(e.goal.Lits) > 0 {
+		r.Notes = append(r.Notes, "goal: "+e.goal.String())
+	}
+	for _, c := range e.g.history[min(e.shown, len(e.g.history)):] {
+		r.Items = append(r.Items, agent.RecallItem{ID: strconv.Itoa(c.Seq), Kind: "update " + c.Op, Text: c.Triplet.String(),
+			Scores: map[string]float64{"step": float64(c.Step)}})
+	}
+	e.shown = len(e.g.history)
+	return r
 }
 
 func (e *episode) count(f func(*Stats)) { f(&e.stats) }
@@ -391,6 +427,9 @@ func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
 	defer e.m.mu.Unlock()
 	if kept != nil {
 		e.m.graphs[e.task.ID] = kept
+		if e.scene != "" {
+			e.m.graphs[e.scene] = kept.clone()
+		}
 	}
 	s := &e.m.stats
 	s.Updates += e.stats.Updates
@@ -399,6 +438,12 @@ func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
 	s.Replans += e.stats.Replans
 	s.Explorations += e.stats.Explorations
 	s.PlannerErrors += e.stats.PlannerErrors
+	switch e.recalled {
+	case "task":
+		s.TaskRecalls++
+	case "scene":
+		s.SceneRecalls++
+	}
 	return nil
 }
 

@@ -80,8 +80,11 @@ type Response struct {
 	// structured-output request: Text should be JSON of that schema.
 	Structured bool   `json:"structured,omitempty"`
 	Model      string `json:"model"`
-	Usage      Usage  `json:"usage"`
-	Cached     bool   `json:"cached"` // served from the response cache, no request made
+	// Fingerprint is the reply's system_fingerprint (the server's
+	// configuration), empty where the server sends none.
+	Fingerprint string `json:"system_fingerprint,omitempty"`
+	Usage       Usage  `json:"usage"`
+	Cached      bool   `json:"cached"` // served from the response cache, no request made
 }
 
 // CutOff reports a reply that ran into its token limit.

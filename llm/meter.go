@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,8 @@ type Report struct {
 	// Unpriced lists the models that made calls but have no price, so their
 	// cost is missing from CostUSD; sorted.
 	Unpriced []string `json:"unpriced,omitempty"`
+	// Served lists the models the replies named (NoteServed), sorted.
+	Served []Served `json:"served,omitempty"`
 }
 
 // String is a short human-readable summary, one line for the total and one
@@ -186,6 +189,7 @@ type Meter struct {
 	mu     sync.Mutex
 	prices map[string]Price
 	stats  map[key]*Stats
+	served map[servedKey]int64
 }
 
 type key struct{ purpose, model string }
@@ -308,7 +312,36 @@ func (m *Meter) Report() Report {
 		r.Unpriced = append(r.Unpriced, model)
 	}
 	sort.Strings(r.Unpriced)
+	r.Served = m.servedList()
 	return r
+}
+
+// Add returns the sum of two reports (the parts of one evaluation run in
+// several processes): every count and cost added by purpose, by model and
+// in total, the unpriced models and the served models merged.
+func (r Report) Add(o Report) Report {
+	out := Report{ByPurpose: map[string]Stats{}, ByModel: map[string]Stats{}, Total: r.Total}
+	out.Total.add(o.Total)
+	for _, src := range []Report{r, o} {
+		for k, s := range src.ByPurpose {
+			st := out.ByPurpose[k]
+			st.add(s)
+			out.ByPurpose[k] = st
+		}
+		for k, s := range src.ByModel {
+			st := out.ByModel[k]
+			st.add(s)
+			out.ByModel[k] = st
+		}
+		for _, u := range src.Unpriced {
+			if !slices.Contains(out.Unpriced, u) {
+				out.Unpriced = append(out.Unpriced, u)
+			}
+		}
+	}
+	sort.Strings(out.Unpriced)
+	out.Served = MergeServed(r.Served, o.Served)
+	return out
 }
 
 // ParsePrices parses a price list as given on a command line:

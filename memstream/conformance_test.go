@@ -34,8 +34,9 @@ func TestConformance(t *testing.T) {
 	emb := offline.New(256)
 	agenttest.Run(t, agenttest.Options{
 		New: func(chat llm.Chatter) (agent.Method, error) {
-			// A low threshold, so that the short runs reflect.
-			return memstream.New(memstream.Config{Threshold: 20}, memstream.Deps{Chat: chat, Embed: emb, Offline: msoff.Method{}})
+			// A low threshold, so that the short runs reflect; Carry, so
+			// that training leaves a stream to save and load.
+			return memstream.New(memstream.Config{Threshold: 20, Carry: true}, memstream.Deps{Chat: chat, Embed: emb, Offline: msoff.Method{}})
 		},
 		Script: script,
 		Errors: []error{memstream.ErrFormat},

@@ -1,14 +1,14 @@
 package memstream
 
-import (
-	"sync/atomic"
-	"testing"
-)
+import "testing"
 
 // CompareTop, StreamLen and ScanBelow let the external tests (which train
 // with the offline roles, a package importing this one) hold every
 // retrieval equal to the scan.
-func CompareTop(t *testing.T) *atomic.Int64 { return compareTop(t) }
+func CompareTop(t *testing.T) (all, large func() int64) {
+	n := compareTop(t)
+	return n.All.Load, n.Large.Load
+}
 
 // StreamLen is the number of memories in m's stream.
 func (m *Method) StreamLen() int {

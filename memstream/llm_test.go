@@ -119,8 +119,8 @@ func TestLLMPathOverServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Ratings of 9 pass a threshold of 20 at the third observation, so the
-	// training episode reflects.
-	m, err := New(Config{Threshold: 20}, Deps{Chat: client, Embed: client})
+	// training episode reflects; Carry keeps the stream to look at.
+	m, err := New(Config{Threshold: 20, Carry: true}, Deps{Chat: client, Embed: client})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/samem/trainer/actions"
@@ -25,6 +26,12 @@ type Config struct {
 	Decay     float64 `json:"decay,omitempty"`     // recency decay per step; default DefaultDecay
 	Threshold float64 `json:"threshold,omitempty"` // reflection threshold; default defaultThreshold
 	Weights   Weights `json:"weights,omitzero"`    // default PaperWeights
+	// Carry keeps one stream over every training episode and evaluates
+	// with it (this project's option). Off by default: as the RAG
+	// baseline of seed 000 Sec. 4.2 the stream replaces AriGraph's graph,
+	// which every episode builds from empty (zero-shot, seed 000 Sec. 4),
+	// so every episode starts with an empty stream and nothing persists.
+	Carry bool `json:"carry,omitempty"`
 	// Temperature of the model calls (the roles and the Ariadne decider);
 	// default 0. The application sets it from -temperature.
 	Temperature float64 `json:"-"`
@@ -67,12 +74,16 @@ var ErrConfig = errors.New("memstream: invalid configuration")
 // Method is the memory-stream agent: Ariadne's loop (seed 000 Sec. 3) with
 // the stream as its memory (seed 000 Sec. 4.2).
 //
-// What persists: in Train every observation and reflection joins one shared
-// stream, tagged with its task. In Eval an episode reads the shared stream
-// (retrieval does not even update its access times) and writes to a private
-// stream dropped at the end. Placements are read only from memories of the
-// episode's own task (its environment instance); memories of other tasks
-// reach working memory as text, as in the paper's RAG baseline.
+// What persists: by default nothing. Every episode, in Train and Eval,
+// starts with an empty stream of its own and drops it at the end, as
+// AriGraph's episodes start with an empty graph (so training is a no-op and
+// the saved stream is empty). With Config.Carry, in Train every observation
+// and reflection joins one shared stream, tagged with its task, and in Eval
+// an episode reads the shared stream (retrieval does not even update its
+// access times) and writes to a private copy dropped at the end.
+// Placements are read only from memories of the episode's own task (its
+// environment instance); memories of other tasks reach working memory as
+// text, as in the paper's RAG baseline.
 type Method struct {
 	cfg   Config
 	emb   llm.Embedder
@@ -138,7 +149,9 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 		e.off = m.off.Begin(s)
 		e.roles = e.off
 	}
-	if s.Mode == agent.Eval {
+	if !m.cfg.Carry {
+		e.own = NewStream()
+	} else if s.Mode == agent.Eval {
 		m.mu.Lock()
 		e.own = m.s.Copy()
 		e.clock = m.clock
@@ -153,7 +166,7 @@ type episode struct {
 	rng     *rand.Rand
 	roles   Roles
 	off     OfflineEpisode // nil with a model
-	own     *Stream        // Eval: a private copy; Train: nil (the shared stream)
+	own     *Stream        // the episode's own stream (Eval, or without Carry); nil: the shared one
 	clock   int
 	lastObs string
 	history []Step
@@ -219,7 +232,29 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		action = cmp.Or(action, "look")
 	}
 	e.lastObs = obs.Text
-	return agent.Decision{Thought: reason, Action: action, Guided: len(got) > 0}, nil
+	return agent.Decision{Thought: reason, Action: action, Guided: len(got) > 0, Recall: recall(got, e.plan, imp, reflect)}, nil
+}
+
+// recall is what a decision read from the stream: the retrieved memories,
+// best first, with their score and its three min-max normalised components
+// (seed 001 Sec. 4.1) and their importance on its 1-10 scale; the plan;
+// the importance given to the observation now stored, and whether it set
+// off a reflection.
+func recall(got []Scored, plan string, imp float64, reflected bool) *agent.Recall {
+	r := &agent.Recall{Plan: plan, Notes: []string{"observation stored with importance " + strconv.FormatFloat(imp, 'g', -1, 64)}}
+	if reflected {
+		r.Notes = append(r.Notes, "importance since the last reflection passed the threshold: reflected")
+	}
+	for _, g := range got {
+		r.Items = append(r.Items, agent.RecallItem{
+			ID: strconv.Itoa(g.ID), Kind: g.Kind, Text: g.Text,
+			Scores: map[string]float64{
+				"score": g.Score, "relevance": g.Relevance, "recency": g.Recency, "importance": g.Importance,
+				"importance (1-10)": g.Memory.Importance, "created": float64(g.Created),
+			},
+		})
+	}
+	return r
 }
 
 // ragMemory is seed 000 Sec. 4.2's RAG working memory, what the model's
@@ -303,8 +338,9 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode. Nothing to do: Train episodes wrote to
-// the shared stream as they went; Eval episodes drop their copy.
+// Finish implements agent.Episode. Nothing to do: with Carry, Train
+// episodes wrote to the shared stream as they went; every other episode
+// drops its own stream.
 func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 
 const (

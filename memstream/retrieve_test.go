@@ -11,15 +11,24 @@ import (
 	"github.com/samem/trainer/llm/offline"
 )
 
+// compared counts the comparisons compareTop made: All of them, and
+// Large those on a stream of at least scanBelow memories, where Retrieve
+// searches with its bounds instead of scanning.
+type compared struct{ All, Large atomic.Int64 }
+
 // compareTop makes every Retrieve of the test compare its bounded search
 // with the first k of Score for the same query (checkTop), exactly:
 // memories, order and every score component, bit for bit. It returns the
 // number of comparisons made.
-func compareTop(t *testing.T) *atomic.Int64 {
+func compareTop(t *testing.T) *compared {
 	t.Helper()
-	var n, bad atomic.Int64
-	checkTop = func(got, want []Scored, err error) {
-		n.Add(1)
+	var n compared
+	var bad atomic.Int64
+	checkTop = func(got, want []Scored, memories int, err error) {
+		n.All.Add(1)
+		if memories >= scanBelow {
+			n.Large.Add(1)
+		}
 		if err != nil {
 			t.Errorf("Score: %v", err)
 			return
@@ -157,7 +166,7 @@ func TestRetrieveEqualsScan(t *testing.T) {
 			})
 		}
 	}
-	if n.Load() == 0 {
+	if n.All.Load() == 0 {
 		t.Fatal("no retrieval was compared")
 	}
 }

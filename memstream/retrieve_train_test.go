@@ -17,12 +17,23 @@ import (
 
 // TestRetrieveEqualsScanInTraining: every retrieval of the memory-stream
 // agent training on household tasks (offline roles, hashing embedder) and
-// then evaluated with parallel episodes (each on its own copy of the
-// stream, sharing the trained rows) equals the scan.
+// then evaluated with parallel episodes equals the scan, both with the
+// default episode-scoped stream (every episode searches its own stream,
+// nothing persists; household episodes keep it under ScanBelow memories,
+// where Retrieve scans) and with Carry (one stream over training; each
+// evaluation episode on its own copy of it, sharing the trained rows).
 func TestRetrieveEqualsScanInTraining(t *testing.T) {
-	n := memstream.CompareTop(t)
+	for _, carry := range []bool{false, true} {
+		t.Run(map[bool]string{false: "episode", true: "carry"}[carry], func(t *testing.T) {
+			retrieveEqualsScanInTraining(t, carry)
+		})
+	}
+}
+
+func retrieveEqualsScanInTraining(t *testing.T, carry bool) {
+	all, large := memstream.CompareTop(t)
 	ctx := context.Background()
-	m, err := memstream.New(memstream.Config{}, memstream.Deps{Embed: offline.New(256), Offline: msoff.Method{}})
+	m, err := memstream.New(memstream.Config{Carry: carry}, memstream.Deps{Embed: offline.New(256), Offline: msoff.Method{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +46,14 @@ func TestRetrieveEqualsScanInTraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trained := n.Load()
-	if trained < 200 || m.StreamLen() < 4*memstream.ScanBelow {
+	trained, trainedLarge := all(), large()
+	switch {
+	case carry && (trained < 200 || m.StreamLen() < 4*memstream.ScanBelow):
 		t.Fatalf("%d retrievals compared over %d memories: the test trained too little", trained, m.StreamLen())
+	case !carry && m.StreamLen() != 0:
+		t.Fatalf("episode-scoped stream: %d memories kept after training, want none", m.StreamLen())
+	case trained < 200:
+		t.Fatalf("%d retrievals compared in training: the test searched too little", trained)
 	}
 	eval, _ := suite.Tasks(envbridge.SplitValidUnseen)
 	var wg sync.WaitGroup
@@ -55,8 +71,9 @@ func TestRetrieveEqualsScanInTraining(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d retrievals in training (%d iterations, %d memories), %d in evaluation, all equal to the scan", trained, len(res.History), m.StreamLen(), n.Load()-trained)
-	if n.Load() == trained {
+	t.Logf("%d retrievals in training (%d iterations, %d memories kept; %d on %d memories or more), %d in evaluation (%d on %d or more), all equal to the scan",
+		trained, len(res.History), m.StreamLen(), trainedLarge, memstream.ScanBelow, all()-trained, large()-trainedLarge, memstream.ScanBelow)
+	if all() == trained {
 		t.Error("no retrieval in evaluation was compared")
 	}
 }

@@ -234,7 +234,7 @@ func (s *Stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, n
 		sc, err = s.top(ctx, emb, query, now, k, decay, w)
 		if checkTop != nil && err == nil {
 			all, err := s.Score(ctx, emb, query, now, decay, w, nil)
-			checkTop(sc, all[:min(k, len(all))], err)
+			checkTop(sc, all[:min(k, len(all))], len(s.mems), err)
 		}
 	} else {
 		sc, err = s.Score(ctx, emb, query, now, decay, w, keep)
@@ -250,8 +250,9 @@ func (s *Stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, n
 }
 
 // checkTop, when set (by tests), is given every result of the bounded
-// search beside the first k of Score for the same query.
-var checkTop func(got, want []Scored, err error)
+// search beside the first k of Score for the same query, with the number
+// of memories searched.
+var checkTop func(got, want []Scored, memories int, err error)
 
 // touch marks the memory with id accessed at now.
 func (s *Stream) touch(id, now int) {

@@ -3,11 +3,13 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // Markdown renders the report page. plots names the plot files written
@@ -35,9 +37,14 @@ func Markdown(d Data, plots map[string]bool) string {
 		b.WriteString("**" + OfflineNote + "** They show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
 	}
 
+	provenanceSection(&b, d)
 	if len(d.Methods) > 0 {
 		comparison(&b, d)
+		paperTable1(&b, d)
+		paperFig8(&b, d)
 		byType(&b, d)
+		pairedSection(&b, d)
+		memoryUseSection(&b, d)
 		paperTable2(&b, d)
 		paperTable3(&b, d)
 		clinTable2(&b, d)
@@ -52,8 +59,11 @@ func Markdown(d Data, plots map[string]bool) string {
 func comparison(b *strings.Builder, d Data) {
 	b.WriteString("## Comparison (seed 002 Table 1)\n\n")
 	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, the share of steps the method's memory guided, the model usage of the evaluation (requests sent, cache hits, tokens sent to a server, tokens consumed by the method whoever answered, and the cost of the tokens sent; docs/COST.md), and the size of the evaluated memory.\n\n")
-	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model. *Memory guided* is the share of evaluated steps whose decision the method's memory guided; a method whose memory guided none is flagged: its row measures it as if it had no memory (\"-\": a method that keeps no memory between episodes).\n\n")
-	b.WriteString("| method | tasks | errored | success | avg score | SPL (expert) | SPL (Table 4) | avg steps | fallback | memory guided | requests sent | cache hits | tokens sent | tokens consumed | cost (USD) | memory |\n")
+	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model. *Memory guided* is the share of evaluated steps whose decision the method's memory guided (as in the memory-use table); a method whose memory guided none is flagged: its row measures it as if it had no memory (\"-\": a method that keeps no memory between episodes).\n\n")
+	if note := intervalNote(d); note != "" {
+		b.WriteString(note + "\n\n")
+	}
+	b.WriteString("| method | tasks | errored | success [95 % CI] | avg score [95 % CI] | SPL (expert) | SPL (Table 4) | avg steps | fallback | memory guided | requests sent | cache hits | tokens sent | tokens consumed | cost (USD) | memory |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var flagged, never []string
 	for _, m := range d.Methods {
@@ -72,15 +82,15 @@ func comparison(b *strings.Builder, d Data) {
 		case m.NeverGuided():
 			guided = "never ⚠"
 			never = append(never, m.Name)
-		case m.HasMemory && m.Steps > 0:
-			guided = fmt.Sprintf("%.0f %%", 100*float64(m.GuidedSteps)/float64(m.Steps))
+		case !m.Baseline && m.Use != nil && m.Use.Steps > 0:
+			guided = fmt.Sprintf("%.0f %%", 100*m.Use.GuidedShare)
 		}
 		tokens := fmt.Sprint(m.Tokens)
 		if m.ReasoningTokens > 0 {
 			tokens += fmt.Sprintf(" (%d reasoning)", m.ReasoningTokens)
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %.3f | %.3f | %s | %s | %.1f | %s | %s | %d | %d | %d | %s | %.4f | %s |\n",
-			name, s.Tasks, s.Errors, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, guided, m.Requests, m.CacheHits, m.TokensSent, tokens, m.CostUSD, sizes(m.Memory))
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %.1f | %s | %s | %d | %d | %d | %s | %.4f | %s |\n",
+			name, s.Tasks, s.Errors, rateCI(s.SuccessRate, m.Success), rateCI(s.AvgScore, m.Score), ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, guided, m.Requests, m.CacheHits, m.TokensSent, tokens, m.CostUSD, sizes(m.Memory))
 	}
 	b.WriteString("\n")
 	if len(flagged) > 0 {
@@ -123,11 +133,20 @@ func table1(b *strings.Builder, d Data) {
 		return
 	}
 	b.WriteString("As seed 002 Table 1: SR (%) and AR (average score out of 100; a failed task's negative score counts 0).\n\n")
-	b.WriteString("| method | SR (%) | AR |\n|---|---:|---:|\n")
+	b.WriteString("| method | SR (%) [95 % CI] | AR [95 % CI] |\n|---|---:|---:|\n")
 	for _, m := range d.Methods {
-		fmt.Fprintf(b, "| %s | %.1f | %.1f |\n", m.Name, m.Overall.SR, m.Overall.AR)
+		fmt.Fprintf(b, "| %s | %s | %s |\n", m.Name, pct(m.Overall.SR/100, m.Success), pct(m.Overall.AR/100, m.Score))
 	}
 	b.WriteString("\n")
+}
+
+// rateCI is a rate with its interval when there is one (a rate without
+// one: results written before intervals were).
+func rateCI(rate float64, iv stats.Interval) string {
+	if iv.N == 0 && iv.Method == "" {
+		return fmt.Sprintf("%.3f", rate)
+	}
+	return ci(iv)
 }
 
 func byType(b *strings.Builder, d Data) {
@@ -136,7 +155,7 @@ func byType(b *strings.Builder, d Data) {
 		return
 	}
 	b.WriteString("## Per task type\n\n")
-	b.WriteString("| type | method | tasks | success | avg score | SPL (expert) | SPL (Table 4) | avg steps |\n")
+	b.WriteString("| type | method | tasks | success [95 % CI] | avg score [95 % CI] | SPL (expert) | SPL (Table 4) | avg steps |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range types {
 		for _, m := range d.Methods {
@@ -144,7 +163,8 @@ func byType(b *strings.Builder, d Data) {
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %d | %.3f | %.3f | %s | %s | %.1f |\n", t, m.Name, s.Tasks, s.SuccessRate, s.AvgScore, ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps)
+			c := m.TypeCI[t]
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %.1f |\n", t, m.Name, s.Tasks, rateCI(s.SuccessRate, c.Success), rateCI(s.AvgScore, c.Score), ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps)
 		}
 	}
 	b.WriteString("\n")
@@ -170,9 +190,18 @@ func findMethod(d Data, name string) (Method, bool) {
 // rate in % on the household (ALFWorld) world, else "SR % / average score".
 func paperValue(d Data, m Method) string {
 	if d.Env == "household" {
-		return fmt.Sprintf("%.1f", 100*m.Overall.SuccessRate)
+		return pct(m.Overall.SuccessRate, m.Success)
 	}
-	return fmt.Sprintf("%.1f / %.2f", 100*m.Overall.SuccessRate, m.Overall.AvgScore)
+	return fmt.Sprintf("%s / %.2f", pct(m.Overall.SuccessRate, m.Success), m.Overall.AvgScore)
+}
+
+// pct is a rate in percent with its interval when there is one:
+// "75.0 [30.1, 95.4]".
+func pct(rate float64, iv stats.Interval) string {
+	if !iv.Defined() {
+		return fmt.Sprintf("%.1f", 100*rate)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", 100*rate, 100*iv.Low, 100*iv.High)
 }
 
 func paperColumn(d Data) string {
@@ -282,14 +311,19 @@ func training(b *strings.Builder, d Data) {
 			best = max(best, it.SuccessRate)
 			steps += it.Steps
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %d | %.3f | %.3f | %.3f | %d | %s |", m.Name, len(h), first.SuccessRate, last.SuccessRate, best, steps, sizes(last.Size)))
+		lastCI := fmt.Sprintf("%.3f", last.SuccessRate)
+		if _, mean, lo, hi, ok := seriesCI(m, func(it runner.IterationStats) float64 { return it.SuccessRate }, true); ok && len(mean) > 0 {
+			k := len(mean) - 1
+			lastCI = ci(stats.Interval{Mean: mean[k], Low: math.Max(0, lo[k]), High: math.Min(1, hi[k]), N: 1})
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d | %.3f | %s | %.3f | %d | %s |", m.Name, len(h), first.SuccessRate, lastCI, best, steps, sizes(last.Size)))
 	}
 	if len(rows) == 0 {
 		return
 	}
 	b.WriteString("## Training\n\n")
-	b.WriteString("Success rate on the training tasks in the first, the last and the best iteration, environment steps over all iterations, and the memory after the last iteration (Fig. 3 and Fig. 6 below).\n\n")
-	b.WriteString("| method | iterations | first | last | best | steps | memory after training |\n")
+	b.WriteString("Success rate on the training tasks in the first, the last (with its 95 % interval: over the seeds with several, else Wilson's over the iteration's episodes) and the best iteration, environment steps over all iterations, and the memory after the last iteration (Fig. 3 and Fig. 6 below; with several seeds, the first seed's).\n\n")
+	b.WriteString("| method | iterations | first | last [95 % CI] | best | steps | memory after training |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---|\n")
 	b.WriteString(strings.Join(rows, "\n"))
 	b.WriteString("\n\n")
@@ -302,10 +336,11 @@ func sweep(b *strings.Builder, d Data) {
 	pts := sortedSweep(d.Sweep)
 	b.WriteString("## Similarity threshold sweep (seed 002 Fig. 7 and Fig. 9)\n\n")
 	b.WriteString("SAMem trained and evaluated once per threshold, everything else equal.\n\n")
-	b.WriteString("| parameter | value | tasks | success | avg score | states | thoughts | entries |\n")
+	b.WriteString("| parameter | value | tasks | success [95 % CI, Wilson] | avg score | states | thoughts | entries |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range pts {
-		fmt.Fprintf(b, "| %s | %.2f | %d | %.3f | %.3f | %d | %d | %d |\n", p.Param, p.Value, p.Tasks, p.SuccessRate, p.AvgScore, p.States, p.Thoughts, p.Entries)
+		iv := stats.Wilson(int(math.Round(p.SuccessRate*float64(p.Tasks))), p.Tasks)
+		fmt.Fprintf(b, "| %s | %.2f | %d | %s | %.3f | %d | %d | %d |\n", p.Param, p.Value, p.Tasks, ci(iv), p.AvgScore, p.States, p.Thoughts, p.Entries)
 	}
 	b.WriteString("\n")
 }
@@ -313,17 +348,17 @@ func sweep(b *strings.Builder, d Data) {
 func figures(b *strings.Builder, d Data, plots map[string]bool) {
 	b.WriteString("## Figures\n\n")
 	for _, f := range []struct{ file, caption, missing string }{
-		{TrainingPlot, "Success rate on the training tasks per iteration (seed 002 Fig. 3).", "no method of this run has a training history (train it with cmd/train)."},
-		{MemoryPlot, "SAMem's memory size (Q-table entries and states) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6).", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
-		{SweepPlot, "Success rate and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
-		{ThoughtPlot, "Success rate and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
-		{TokensPlot, "Tokens consumed by each method in the evaluation, served by a model or by the response cache (seed 002 Fig. 8; docs/COST.md).", ""},
-		{ByTypePlot, "Success rate per task type and method (seed 004 Fig. 4).", ""},
-		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with bands of ± one standard deviation when at most three methods are drawn (seed 000 Fig. 4).", ""},
+		{TrainingPlot, "Success rate on the training tasks per iteration (seed 002 Fig. 3), with its 95 % interval: over the seeds with several, else Wilson's interval over the iteration's episodes.", "no method of this run has a training history (train it with cmd/train)."},
+		{MemoryPlot, "SAMem's memory size (Q-table entries, solid, and states, dashed) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6); with several seeds the means and their 95 % interval.", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
+		{SweepPlot, "Success rate, with Wilson's 95 % interval over the evaluated tasks, and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
+		{ThoughtPlot, "Success rate, with Wilson's 95 % interval over the evaluated tasks, and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
+		{TokensPlot, "Tokens consumed by each method in the evaluation, served by a model or by the response cache (seed 002 Fig. 8; docs/COST.md): with several seeds the mean over the seeds and its 95 % interval; with one, a count (no interval).", ""},
+		{ByTypePlot, "Success rate per task type and method, with its 95 % interval and each method's glyph on its bars (seed 004 Fig. 4).", ""},
+		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with the 95 % interval of the mean (Student's t over the episodes, or over the seeds' means with several seeds) when at most three methods are drawn (seed 000 Fig. 4).", ""},
 	} {
 		switch {
 		case plots[f.file]:
-			fmt.Fprintf(b, "![%s](%s)\n\n%s\n\n", f.file, f.file, f.caption)
+			fmt.Fprintf(b, "![%s](%s)\n\n%s Vector: [%s](%s).\n\n", f.file, f.file, f.caption, SVGName(f.file), SVGName(f.file))
 		case f.missing != "":
 			fmt.Fprintf(b, "- %s: not drawn: %s\n\n", f.file, f.missing)
 		}
@@ -441,16 +476,25 @@ func clinTable2(b *strings.Builder, d Data) {
 	}
 	head = append(head, "All", "trials per task")
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|---" + strings.Repeat("|---:", len(head)-1) + "|\n")
-	row := func(label string, all runner.Summary, by map[string]runner.Summary, trials string) {
+	// A method's intervals where its results have them; a G+A method's
+	// first trials get Wilson's over the tasks.
+	row := func(label string, all runner.Summary, allCI stats.Interval, by map[string]runner.Summary, ci map[string]TypeCI, counts bool, trials string) {
 		cells := []string{label}
 		for _, t := range types {
 			if s, ok := by[t]; ok && s.Completed > 0 {
-				cells = append(cells, fmt.Sprintf("%.1f", 100*s.SuccessRate))
+				iv := ci[t].Success
+				if counts {
+					iv = stats.Wilson(s.Successes, s.Completed)
+				}
+				cells = append(cells, pct(s.SuccessRate, iv))
 			} else {
 				cells = append(cells, "-")
 			}
 		}
-		cells = append(cells, fmt.Sprintf("%.1f", 100*all.SuccessRate), trials)
+		if counts && all.Completed > 0 {
+			allCI = stats.Wilson(all.Successes, all.Completed)
+		}
+		cells = append(cells, pct(all.SuccessRate, allCI), trials)
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	for _, m := range ms {
@@ -459,11 +503,11 @@ func clinTable2(b *strings.Builder, d Data) {
 			setting = "GEN-TASK"
 		}
 		if m.Adapt == nil {
-			row(fmt.Sprintf("%s (%s)", m.Name, setting), m.Overall, m.ByType, "1")
+			row(fmt.Sprintf("%s (%s)", m.Name, setting), m.Overall, m.Success, m.ByType, m.TypeCI, false, "1")
 			continue
 		}
-		row(fmt.Sprintf("%s, first trial (%s)", m.Name, setting), m.Adapt.FirstTrial, m.Adapt.FirstByType, "1")
-		row(fmt.Sprintf("%s (%s+A)", m.Name, setting), m.Overall, m.ByType, fmt.Sprintf("%.2f of %d", m.Adapt.AvgTrials, m.Adapt.MaxTrials))
+		row(fmt.Sprintf("%s, first trial (%s)", m.Name, setting), m.Adapt.FirstTrial, stats.Interval{}, m.Adapt.FirstByType, nil, m.Success.Defined(), "1")
+		row(fmt.Sprintf("%s (%s+A)", m.Name, setting), m.Overall, m.Success, m.ByType, m.TypeCI, false, fmt.Sprintf("%.2f of %d", m.Adapt.AvgTrials, m.Adapt.MaxTrials))
 	}
 	b.WriteString("\n")
 }

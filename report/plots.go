@@ -13,6 +13,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // Plot sizes: wide enough for a legend of a dozen methods beside the data.
@@ -59,25 +63,52 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// render draws p as a PNG of w x h. A plot with more than one legend entry
+// drawing is a figure to draw on a canvas of w x h.
+type drawing struct {
+	w, h vg.Length
+	draw func(draw.Canvas)
+}
+
+// figure is a drawing rendered as PNG and as SVG (vector, for a paper).
+type figure struct{ png, svg []byte }
+
+// render draws d once onto a PNG canvas at dpi and an SVG canvas.
+func (d drawing) render(dpi int) (figure, error) {
+	img := vgimg.NewWith(vgimg.UseWH(d.w, d.h), vgimg.UseDPI(dpi))
+	sv := vgsvg.New(d.w, d.h)
+	d.draw(draw.NewCanvas(vg.MultiCanvas(img, sv), d.w, d.h))
+	var png, svg bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&png); err != nil {
+		return figure{}, err
+	}
+	if _, err := sv.WriteTo(&svg); err != nil {
+		return figure{}, err
+	}
+	return figure{png.Bytes(), svg.Bytes()}, nil
+}
+
+// render lays p out on w x h. A plot with more than one legend entry
 // gets its legend to the right of the data area, where it hides no data.
-func render(p *plot.Plot, dpi int, w, h vg.Length) ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
-	// A margin all round: the title is drawn up to the canvas edge.
-	dc := draw.Crop(draw.New(c), 2*vg.Millimeter, -2*vg.Millimeter, 2*vg.Millimeter, -3*vg.Millimeter)
+func render(p *plot.Plot, w, h vg.Length) drawing {
 	leg := p.Legend
-	if leg.Top && !leg.Left { // the plots' request for an outside legend
+	outside := leg.Top && !leg.Left // the plots' request for an outside legend
+	if outside {
 		p.Legend = plot.NewLegend()
 		leg.Left, leg.Top = true, true
+	}
+	return drawing{w: w, h: h, draw: func(c draw.Canvas) {
+		// A margin all round: the title is drawn up to the canvas edge.
+		dc := draw.Crop(c, 2*vg.Millimeter, -2*vg.Millimeter, 2*vg.Millimeter, -3*vg.Millimeter)
+		if !outside {
+			p.Draw(dc)
+			return
+		}
 		lw := leg.Rectangle(dc).Size().X + 3*vg.Millimeter
 		p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
 		// Below the title, level with the top of the data area.
 		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
 		leg.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-lw+2*vg.Millimeter, 0, 0, -top))
-		return pngBytes(c)
-	}
-	p.Draw(dc)
-	return pngBytes(c)
+	}}
 }
 
 // legendOutside asks render to draw the legend right of the data area.
@@ -86,12 +117,64 @@ func legendOutside(p *plot.Plot) {
 	p.Legend.Left = false
 }
 
-func pngBytes(c *vgimg.Canvas) ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+// band is a filled polygon between lo and hi over xs, in method i's colour
+// made light (a 95 % interval).
+func band(xs, lo, hi []float64, i int) (*plotter.Polygon, error) {
+	pts := make(plotter.XYs, 0, 2*len(xs))
+	for k := range xs {
+		pts = append(pts, plotter.XY{X: xs[k], Y: hi[k]})
+	}
+	for k := len(xs) - 1; k >= 0; k-- {
+		pts = append(pts, plotter.XY{X: xs[k], Y: lo[k]})
+	}
+	poly, err := plotter.NewPolygon(pts)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	c, _, _ := style(i)
+	r, g, b, _ := c.RGBA()
+	poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x30}
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
+
+// barErrors draws 95 % intervals on bars: a vertical line with caps at
+// data x plus a canvas offset (the bar's own offset in its group).
+type barErrors struct {
+	xs, lo, hi []float64
+	offset     vg.Length
+	color      color.Color
+}
+
+func (e barErrors) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	ls := draw.LineStyle{Color: e.color, Width: vg.Points(1)}
+	cap := vg.Points(3)
+	for i, x := range e.xs {
+		if math.IsNaN(e.lo[i]) || math.IsNaN(e.hi[i]) {
+			continue
+		}
+		cx := trX(x) + e.offset
+		lo, hi := trY(e.lo[i]), trY(e.hi[i])
+		c.StrokeLine2(ls, cx, lo, cx, hi)
+		c.StrokeLine2(ls, cx-cap, lo, cx+cap, lo)
+		c.StrokeLine2(ls, cx-cap, hi, cx+cap, hi)
+	}
+}
+
+// barMarks draws method i's glyph at the top of each of its bars, so that
+// bars of methods whose colours are close stay apart.
+type barMarks struct {
+	xs, ys []float64
+	offset vg.Length
+	glyph  draw.GlyphStyle
+}
+
+func (m barMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, x := range m.xs {
+		c.DrawGlyph(m.glyph, vg.Point{X: trX(x) + m.offset, Y: trY(m.ys[i])})
+	}
 }
 
 // integerTicks labels whole numbers only (iterations, steps), at most about
@@ -131,32 +214,86 @@ func rateAxis(a *plot.Axis) {
 	}
 }
 
-// trainingPlot is Fig. 3: training success rate per iteration per method.
-func trainingPlot(d Data, dpi int) ([]byte, error) {
-	p := newPlot("Training success per iteration (seed 002 Fig. 3)", "training iteration", "success rate on training tasks")
+// seriesCI is a method's training series over iterations: with several
+// seeds the mean of the seeds' values at each iteration every seed reached
+// and its Student's t interval; with one seed the values and, for rates,
+// Wilson's interval over the iteration's episodes (ok false: no interval).
+func seriesCI(m Method, value func(runner.IterationStats) float64, rate bool) (xs, mean, lo, hi []float64, ok bool) {
+	hs := m.Histories
+	if len(hs) == 0 && len(m.History) > 0 {
+		hs = [][]runner.IterationStats{m.History}
+	}
+	if len(hs) == 0 {
+		return nil, nil, nil, nil, false
+	}
+	n := len(hs[0])
+	for _, h := range hs {
+		n = min(n, len(h))
+	}
+	for k := 0; k < n; k++ {
+		xs = append(xs, float64(hs[0][k].Iteration+1))
+		if len(hs) >= 2 {
+			vals := make([]float64, len(hs))
+			for i, h := range hs {
+				vals[i] = value(h[k])
+			}
+			iv := stats.MeanT(vals)
+			mean, lo, hi = append(mean, iv.Mean), append(lo, iv.Low), append(hi, iv.High)
+			continue
+		}
+		it := hs[0][k]
+		mean = append(mean, value(it))
+		if rate {
+			iv := stats.Wilson(it.Successes, it.Episodes-it.Errors)
+			lo, hi = append(lo, iv.Low), append(hi, iv.High)
+		}
+	}
+	return xs, mean, lo, hi, len(hs) >= 2 || rate
+}
+
+// trainingPlot is seed 002 Fig. 3: training success rate per iteration
+// per method, with its 95 % interval.
+func trainingPlot(d Data) (drawing, error) {
+	p := newPlot("Training success per iteration", "training iteration (count)", "success rate on the training tasks (share)")
 	rateAxis(&p.Y)
 	n, maxIt := 0, 0
 	for _, m := range d.Methods {
-		if len(m.History) == 0 {
+		xs, mean, lo, hi, ok := seriesCI(m, func(it runner.IterationStats) float64 { return it.SuccessRate }, true)
+		if len(xs) == 0 {
 			continue
 		}
-		pts := make(plotter.XYs, len(m.History))
-		for i, it := range m.History {
-			pts[i] = plotter.XY{X: float64(it.Iteration + 1), Y: it.SuccessRate}
-			maxIt = max(maxIt, it.Iteration+1)
+		if ok && len(d.Methods) <= maxBands*2 {
+			poly, err := band(xs, clip01(lo), clip01(hi), n)
+			if err != nil {
+				return drawing{}, err
+			}
+			p.Add(poly)
+		}
+		pts := make(plotter.XYs, len(xs))
+		for i := range xs {
+			pts[i] = plotter.XY{X: xs[i], Y: mean[i]}
+			maxIt = max(maxIt, int(xs[i]))
 		}
 		if err := addLine(p, m.Name, pts, n); err != nil {
-			return nil, err
+			return drawing{}, err
 		}
 		n++
 	}
 	if n == 0 {
-		return nil, errSkip
+		return drawing{}, errSkip
 	}
 	p.X.Min, p.X.Max = 0.8, float64(max(maxIt, 2))+0.2
 	p.X.Tick.Marker = integerTicks{}
 	legendOutside(p)
-	return render(p, dpi, plotW, plotH)
+	return render(p, plotW, plotH), nil
+}
+
+func clip01(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Max(0, math.Min(1, x))
+	}
+	return out
 }
 
 func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {
@@ -175,11 +312,12 @@ func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {
 // fig6 are the methods of Fig. 6: SAMem with forgetting and without.
 var fig6 = map[string]bool{"samem": true, "samem-no-forgetting": true}
 
-// memoryPlot is Fig. 6: SAMem's memory size (Q-table entries, solid, and
-// state clusters, dashed) per iteration, with forgetting and without.
-func memoryPlot(d Data, dpi int) ([]byte, error) {
-	p := newPlot("SAMem memory size over training (seed 002 Fig. 6)", "training iteration", "memory size (count)")
-	n, maxIt, maxY := 0, 0, 0
+// memoryPlot is seed 002 Fig. 6: SAMem's memory size (Q-table entries,
+// solid, and state clusters, dashed) per iteration, with forgetting and
+// without; with several seeds the means with their 95 % interval.
+func memoryPlot(d Data) (drawing, error) {
+	p := newPlot("SAMem memory size over training", "training iteration (count)", "memory size (entries, states)")
+	n, maxIt, maxY := 0, 0, 0.0
 	for _, m := range d.Methods {
 		if !historyHas(m.History, "entries") || !fig6[m.Name] {
 			continue
@@ -189,15 +327,26 @@ func memoryPlot(d Data, dpi int) ([]byte, error) {
 			key  string
 			dash []vg.Length
 		}{{"entries", nil}, {"states", []vg.Length{vg.Points(5), vg.Points(3)}}} {
-			pts := make(plotter.XYs, len(m.History))
-			for i, it := range m.History {
-				pts[i] = plotter.XY{X: float64(it.Iteration + 1), Y: float64(it.Size[k.key])}
-				maxIt = max(maxIt, it.Iteration+1)
-				maxY = max(maxY, it.Size[k.key])
+			xs, mean, lo, hi, ok := seriesCI(m, func(it runner.IterationStats) float64 { return float64(it.Size[k.key]) }, false)
+			if ok {
+				poly, err := band(xs, lo, hi, n)
+				if err != nil {
+					return drawing{}, err
+				}
+				p.Add(poly)
+				for _, v := range hi {
+					maxY = math.Max(maxY, v)
+				}
+			}
+			pts := make(plotter.XYs, len(xs))
+			for i := range xs {
+				pts[i] = plotter.XY{X: xs[i], Y: mean[i]}
+				maxIt = max(maxIt, int(xs[i]))
+				maxY = math.Max(maxY, mean[i])
 			}
 			l, s, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return nil, err
+				return drawing{}, err
 			}
 			l.Color, l.Dashes, l.Width = c, k.dash, lineWidth(n)
 			s.Color, s.Shape, s.Radius = c, glyph, vg.Points(3)
@@ -207,20 +356,21 @@ func memoryPlot(d Data, dpi int) ([]byte, error) {
 		n++
 	}
 	if n == 0 {
-		return nil, errSkip
+		return drawing{}, errSkip
 	}
 	p.X.Min, p.X.Max = 0.8, float64(max(maxIt, 2))+0.2
 	p.X.Tick.Marker = integerTicks{}
-	p.Y.Min, p.Y.Max = 0, math.Max(1, float64(maxY)*1.1)
+	p.Y.Min, p.Y.Max = 0, math.Max(1, maxY*1.1)
 	p.Y.Tick.Marker = countTicks{}
 	legendOutside(p)
-	return render(p, dpi, plotW, plotH)
+	return render(p, plotW, plotH), nil
 }
 
-// sweepPlot is Fig. 7 (param "threshold": states) or Fig. 9
-// ("thought-threshold": thoughts): success rate as bars above, the memory
-// size as a red line below, against the threshold.
-func sweepPlot(d Data, dpi int, param string) ([]byte, error) {
+// sweepPlot is seed 002 Fig. 7 (param "threshold": states) or Fig. 9
+// ("thought-threshold": thoughts): success rate as bars with Wilson's 95 %
+// interval over the evaluated tasks above, the memory size as a red line
+// below, against the threshold.
+func sweepPlot(d Data, param string) (drawing, error) {
 	var pts []SweepPoint
 	for _, s := range sortedSweep(d.Sweep) {
 		if s.Param == param {
@@ -228,19 +378,22 @@ func sweepPlot(d Data, dpi int, param string) ([]byte, error) {
 		}
 	}
 	if len(pts) == 0 {
-		return nil, errSkip
+		return drawing{}, errSkip
 	}
-	what, fig := "states", "Fig. 7"
+	what, kind := "states", "state"
 	if param == "thought-threshold" {
-		what, fig = "thoughts", "Fig. 9"
+		what, kind = "thoughts", "thought"
 	}
 	labels := make([]string, len(pts))
 	rates := make(plotter.Values, len(pts))
 	counts := make(plotter.XYs, len(pts))
+	xs, lo, hi := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
 	maxC := 0
 	for i, s := range pts {
 		labels[i] = strconv.FormatFloat(s.Value, 'f', 2, 64)
 		rates[i] = s.SuccessRate
+		iv := stats.Wilson(int(math.Round(s.SuccessRate*float64(s.Tasks))), s.Tasks)
+		xs[i], lo[i], hi[i] = float64(i), iv.Low, iv.High
 		c := s.States
 		if what == "thoughts" {
 			c = s.Thoughts
@@ -248,24 +401,24 @@ func sweepPlot(d Data, dpi int, param string) ([]byte, error) {
 		counts[i] = plotter.XY{X: float64(i), Y: float64(c)}
 		maxC = max(maxC, c)
 	}
-	top := newPlot(fmt.Sprintf("Similarity threshold sweep (seed 002 %s)", fig), "", "success rate (evaluation)")
+	top := newPlot(fmt.Sprintf("Similarity threshold sweep: %s clustering", kind), "", "success rate, evaluation (share)")
 	rateAxis(&top.Y)
 	bars, err := plotter.NewBarChart(rates, vg.Points(28))
 	if err != nil {
-		return nil, err
+		return drawing{}, err
 	}
 	bars.Color = colour(2)
 	bars.LineStyle.Width = 0
-	top.Add(bars)
-	top.Legend.Add("success rate", bars)
+	top.Add(bars, barErrors{xs: xs, lo: lo, hi: hi, color: color.Black})
+	top.Legend.Add("success rate (95 % interval)", bars)
 	top.Legend.Top = true
 	top.NominalX(labels...)
-	top.X.Label.Text = param
+	top.X.Label.Text = param + " (cosine similarity)"
 
-	bottom := newPlot("", param, "number of "+what+" (after training)")
+	bottom := newPlot("", param+" (cosine similarity)", "number of "+what+" after training (count)")
 	line, marks, err := plotter.NewLinePoints(counts)
 	if err != nil {
-		return nil, err
+		return drawing{}, err
 	}
 	line.Color, line.Width = red, vg.Points(2)
 	marks.Color, marks.Shape, marks.Radius = red, draw.CircleGlyph{}, vg.Points(3)
@@ -279,47 +432,63 @@ func sweepPlot(d Data, dpi int, param string) ([]byte, error) {
 	for _, p := range []*plot.Plot{top, bottom} {
 		p.X.Min, p.X.Max = -0.6, float64(len(pts))-0.4
 	}
-
-	c := vgimg.NewWith(vgimg.UseWH(plotW, plotH*1.5), vgimg.UseDPI(dpi))
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4, PadY: vg.Millimeter * 6}
-	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-	top.Draw(canvases[0][0])
-	bottom.Draw(canvases[1][0])
-	return pngBytes(c)
+	return drawing{w: plotW, h: plotH * 1.5, draw: func(dc draw.Canvas) {
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4, PadY: vg.Millimeter * 6}
+		canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
+		top.Draw(canvases[0][0])
+		bottom.Draw(canvases[1][0])
+	}}, nil
 }
 
-// tokensPlot is Fig. 8: model tokens of the evaluation per method, with the
-// method's success rate in its label.
-func tokensPlot(d Data, dpi int) ([]byte, error) {
+// tokensPlot is seed 002 Fig. 8: model tokens of the evaluation per
+// method, with the method's success rate in its label. With several seeds
+// a bar is the mean of the seeds' tokens with its 95 % interval; with one
+// a bar is a count, which has no interval.
+func tokensPlot(d Data) (drawing, error) {
 	if len(d.Methods) == 0 {
-		return nil, errSkip
+		return drawing{}, errSkip
 	}
 	vals := make(plotter.Values, len(d.Methods))
 	labels := make([]string, len(d.Methods))
-	maxV := 0.0
-	for i, m := range d.Methods {
+	xs, lo, hi := make([]float64, len(d.Methods)), make([]float64, len(d.Methods)), make([]float64, len(d.Methods))
+	maxV, intervals := 0.0, false
+	ordered, _ := paperOrdered(d.Methods) // seed 002 Fig. 8's order
+	for i, m := range ordered {
+		xs[i] = float64(i)
 		vals[i] = float64(m.Tokens) / 1000
+		lo[i], hi[i] = math.NaN(), math.NaN()
+		if len(m.TokensBySeed) >= 2 {
+			iv := stats.MeanT(m.TokensBySeed)
+			vals[i], lo[i], hi[i] = iv.Mean/1000, iv.Low/1000, iv.High/1000
+			maxV = math.Max(maxV, hi[i])
+			intervals = true
+		}
 		maxV = math.Max(maxV, vals[i])
 		labels[i] = fmt.Sprintf("%s\nSR %.2f", m.Name, m.Overall.SuccessRate)
 	}
 	title := "Tokens consumed per method (seed 002 Fig. 8)"
+	if intervals {
+		title = "Tokens consumed per method, mean over seeds (seed 002 Fig. 8)"
+	}
 	if maxV == 0 {
 		title += ": none spent (offline backend)"
 	}
 	p := newPlot(title, "method (evaluation success rate)", "tokens consumed (thousands)")
 	bars, err := plotter.NewBarChart(vals, barWidth(len(vals)))
 	if err != nil {
-		return nil, err
+		return drawing{}, err
 	}
 	bars.Color = colour(0)
 	bars.LineStyle.Width = 0
 	p.Add(bars)
+	if intervals {
+		p.Add(barErrors{xs: xs, lo: lo, hi: hi, color: color.Black})
+	}
 	p.NominalX(labels...)
 	p.X.Min, p.X.Max = -0.6, float64(len(vals))-0.4
 	p.Y.Min, p.Y.Max = 0, math.Max(1, maxV*1.1)
 	p.Y.Tick.Marker = countTicks{}
-	return render(p, dpi, max(plotW, vg.Length(len(vals))*2.2*vg.Centimeter), plotH)
+	return render(p, max(plotW, vg.Length(len(vals))*2.2*vg.Centimeter), plotH), nil
 }
 
 func barWidth(n int) vg.Length {
@@ -327,13 +496,13 @@ func barWidth(n int) vg.Length {
 }
 
 // byTypePlot groups the success rate per task type, one bar per method
-// (seed 004 Fig. 4).
-func byTypePlot(d Data, dpi int) ([]byte, error) {
+// with its 95 % interval and its glyph on top (seed 004 Fig. 4).
+func byTypePlot(d Data) (drawing, error) {
 	types := taskTypes(d.Methods)
 	if len(types) == 0 || len(d.Methods) == 0 {
-		return nil, errSkip
+		return drawing{}, errSkip
 	}
-	p := newPlot("Evaluation success rate per task type", "task type", "success rate")
+	p := newPlot("Evaluation success rate per task type", "task type", "success rate (share of the type's tasks)")
 	rateAxis(&p.Y)
 	n := len(d.Methods)
 	// The group of n bars fills 80% of one nominal slot.
@@ -341,25 +510,33 @@ func byTypePlot(d Data, dpi int) ([]byte, error) {
 	w := slot * 0.8 / vg.Length(n)
 	for i, m := range d.Methods {
 		vals := make(plotter.Values, len(types))
+		xs, lo, hi := make([]float64, len(types)), make([]float64, len(types)), make([]float64, len(types))
 		for j, t := range types {
 			vals[j] = m.ByType[t].SuccessRate
+			xs[j] = float64(j)
+			lo[j], hi[j] = math.NaN(), math.NaN()
+			if c, ok := m.TypeCI[t]; ok {
+				lo[j], hi[j] = c.Success.Low, c.Success.High
+			}
 		}
 		bars, err := plotter.NewBarChart(vals, w)
 		if err != nil {
-			return nil, err
+			return drawing{}, err
 		}
-		c, _, _ := style(i)
+		c, _, glyph := style(i)
 		bars.Color = c
 		bars.LineStyle.Width = 0
 		bars.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
-		p.Add(bars)
+		p.Add(bars,
+			barErrors{xs: xs, lo: lo, hi: hi, offset: bars.Offset, color: color.Black},
+			barMarks{xs: xs, ys: vals, offset: bars.Offset, glyph: draw.GlyphStyle{Color: color.Black, Shape: glyph, Radius: vg.Points(2)}})
 		p.Legend.Add(m.Name, bars)
 	}
 	p.NominalX(shortTypes(types)...)
 	p.X.Min, p.X.Max = -0.6, float64(len(types))-0.4
 	legendOutside(p)
 	width := max(plotW, vg.Length(len(types))*slot+8*vg.Centimeter)
-	return render(p, dpi, width, plotH)
+	return render(p, width, plotH), nil
 }
 
 // shortTypes breaks long task type names over lines at underscores so that
@@ -383,76 +560,77 @@ func shortTypes(types []string) []string {
 	return out
 }
 
-// maxBands is the most methods whose standard deviation bands are drawn.
+// maxBands is the most methods whose interval bands are drawn: more hide
+// each other.
 const maxBands = 3
 
 // scoreStepPlot is seed 000 Fig. 4: mean normalised score against the
-// number of actions, with a band of one standard deviation.
-func scoreStepPlot(d Data, dpi int) ([]byte, error) {
-	p := newPlot("Normalised score against actions taken (seed 000 Fig. 4)", "actions taken", "mean normalised score")
+// number of actions, with the 95 % interval of the mean.
+func scoreStepPlot(d Data) (drawing, error) {
+	p := newPlot("Normalised score against actions taken", "actions taken (steps)", "mean normalised score (share of the maximum)")
 	rateAxis(&p.Y)
 	n, maxX := 0, 0
-	// Bands of one standard deviation hide each other beyond a few methods.
 	curves := 0
 	for _, m := range d.Methods {
 		if len(m.ScoreByStep) > 0 {
 			curves++
 		}
-	}
-	bands := curves <= maxBands
-	for _, m := range d.Methods {
 		maxX = max(maxX, len(m.ScoreByStep))
 	}
+	bands := curves <= maxBands
 	for _, m := range d.Methods {
 		if len(m.ScoreByStep) == 0 {
 			continue
 		}
 		// Every episode of a method that stops early has ended: its score
 		// holds to the right edge.
-		mean := make(plotter.XYs, maxX)
-		std := make([]float64, maxX)
-		for i := range mean {
+		xs, mean, lo, hi := make([]float64, maxX), make([]float64, maxX), make([]float64, maxX), make([]float64, maxX)
+		withCI := len(m.ScoreLow) == len(m.ScoreByStep) && len(m.ScoreHigh) == len(m.ScoreByStep)
+		for i := range xs {
 			j := min(i, len(m.ScoreByStep)-1)
-			mean[i] = plotter.XY{X: float64(i + 1), Y: m.ScoreByStep[j]}
-			if j < len(m.ScoreStd) {
-				std[i] = m.ScoreStd[j]
+			xs[i], mean[i] = float64(i+1), m.ScoreByStep[j]
+			if withCI {
+				lo[i], hi[i] = m.ScoreLow[j], m.ScoreHigh[j]
+				withCI = !math.IsNaN(lo[i]) && !math.IsNaN(hi[i])
 			}
 		}
-		c, dash, _ := style(n)
-		if bands && len(m.ScoreStd) == len(m.ScoreByStep) {
-			band := make(plotter.XYs, 0, 2*len(mean))
-			for i, pt := range mean {
-				band = append(band, plotter.XY{X: pt.X, Y: math.Min(1, pt.Y+std[i])})
-			}
-			for i := len(mean) - 1; i >= 0; i-- {
-				band = append(band, plotter.XY{X: mean[i].X, Y: math.Max(0, mean[i].Y-std[i])})
-			}
-			poly, err := plotter.NewPolygon(band)
+		if bands && withCI {
+			poly, err := band(xs, clip01(lo), clip01(hi), n)
 			if err != nil {
-				return nil, err
+				return drawing{}, err
 			}
-			r, g, b, _ := c.RGBA()
-			poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x28}
-			poly.LineStyle.Width = 0
 			p.Add(poly)
 		}
-		l, err := plotter.NewLine(mean)
-		if err != nil {
-			return nil, err
+		pts := make(plotter.XYs, len(xs))
+		for i := range xs {
+			pts[i] = plotter.XY{X: xs[i], Y: mean[i]}
 		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return drawing{}, err
+		}
+		// Its glyph every few steps (at other steps for each method): the
+		// curves stay apart where they overlap, in grey too.
+		c, dash, glyph := style(n)
 		l.Color, l.Dashes, l.Width = c, dash, lineWidth(n)
-		p.Add(l)
-		p.Legend.Add(m.Name, l)
+		marks := make(plotter.XYs, 0, len(pts)/5+1)
+		for i := n % 5; i < len(pts); i += 5 {
+			marks = append(marks, pts[i])
+		}
+		sc, err := plotter.NewScatter(marks)
+		if err != nil {
+			return drawing{}, err
+		}
+		sc.Color, sc.Shape, sc.Radius = c, glyph, vg.Points(3)
+		p.Add(l, sc)
+		p.Legend.Add(m.Name, l, sc)
 		n++
 	}
 	if n == 0 {
-		return nil, errSkip
+		return drawing{}, errSkip
 	}
 	p.X.Min, p.X.Max = 0, float64(maxX)
 	p.X.Tick.Marker = integerTicks{}
-	if !bands {
-		p.Title.Text = "Mean normalised score against actions taken (seed 000 Fig. 4)"
-	}
 	legendOutside(p)
-	return render(p, dpi, plotW, plotH)
+	return render(p, plotW, plotH), nil
 }

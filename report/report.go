@@ -1,7 +1,9 @@
 // Package report turns a run's results into a readable report: a Markdown
 // page with the comparison tables of seed 002 (Table 1: success, score, SPL
-// per method; Table 2: ablations; the per-type SPL of Appendix B.3) and PNG
-// plots made with gonum.org/v1/plot (Fig. 3: training success per
+// per method; Table 2: ablations; the per-type SPL of Appendix B.3), each
+// rate with its 95 % interval, the paired comparisons, the memory use and
+// the provenance; the tables as CSV and LaTeX; and plots as PNG and SVG
+// made with gonum.org/v1/plot (Fig. 3: training success per
 // iteration; Fig. 6: memory size with and without forgetting; Fig. 7 and 9:
 // success and memory size against the similarity threshold; Fig. 8: tokens
 // per method; seed 004 Fig. 4: success per task type; seed 000 Fig. 4:
@@ -14,10 +16,14 @@ package report
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 // Method is one method's results.
@@ -34,15 +40,14 @@ type Method struct {
 	// The evaluation's model usage (0 offline), in the words of
 	// docs/COST.md: Tokens consumed (sent or served by the response
 	// cache), TokensSent (answered by a server), the Requests sent, the
-	// CacheHits, and the CostUSD of the tokens sent.
+	// CacheHits, and the CostUSD of the tokens sent. ReasoningTokens are
+	// the part of the completion tokens spent reasoning. TrainTokens are
+	// the tokens of its training when known (nil: not in the run's last
+	// training account).
+	TrainTokens                             *int64
 	Tokens, TokensSent, Requests, CacheHits int64
+	ReasoningTokens                         int64
 	CostUSD                                 float64
-	// ReasoningTokens are the part of the completion tokens spent reasoning.
-	ReasoningTokens int64
-	// Memory use: HasMemory is false for a method that keeps nothing
-	// between episodes; GuidedSteps of Steps were guided by its memory.
-	HasMemory          bool
-	GuidedSteps, Steps int
 	// Memory is the size of the evaluated memory by kind (states, thoughts,
 	// entries, triplets, ...); nil when the method has none.
 	Memory map[string]int
@@ -57,8 +62,23 @@ type Method struct {
 	Parse            []ParseRow
 	// ScoreByStep is the mean normalised score after each step, over the
 	// evaluated episodes (an episode that ended keeps its final score), and
-	// ScoreStd its standard deviation; index 0 is after the first step.
-	ScoreByStep, ScoreStd []float64
+	// ScoreLow and ScoreHigh its 95 % interval (Student's t over the
+	// episodes, or over the seeds' means with several seeds); index 0 is
+	// after the first step.
+	ScoreByStep, ScoreLow, ScoreHigh []float64
+	// Success and Score are the overall rates with their 95 % intervals
+	// (over the seeds, or over the tasks with one seed), TypeCI the same by
+	// task type; Paired compares the method with the no-memory baseline and
+	// SAMem on the same tasks and seeds.
+	Success, Score stats.Interval
+	TypeCI         map[string]TypeCI
+	Paired         []Paired
+	// Use is how the memory was used; nil when not measured.
+	Use *Use
+	// Histories are the training histories of each seed (History is the
+	// first); TokensBySeed the evaluation's tokens of each seed.
+	Histories    [][]runner.IterationStats
+	TokensBySeed []float64
 	// Adapt is set for a method evaluated with several trials per task
 	// (CLIN's G+A): Overall and ByType are then each task's result over its
 	// trials, and Adapt holds the first trials'.
@@ -66,12 +86,39 @@ type Method struct {
 }
 
 // OfflineNote is the line that labels every result of the offline
-// backend, wherever it is printed (terminal tables, report.md).
+// backend, wherever it is printed (terminal tables, report.md, viewer).
 const OfflineNote = "Offline backend: rule-based roles and a hashing embedder play instead of a language model; these numbers measure the methods' offline rules, not a model."
 
-// NeverGuided reports whether the method has a memory that guided none of
-// its evaluated steps (app.MemoryUse says the same).
-func (m Method) NeverGuided() bool { return m.HasMemory && m.Steps > 0 && m.GuidedSteps == 0 }
+// NeverGuided reports whether the method keeps a memory (it is no
+// baseline) that guided none of its evaluated steps (Use, from
+// runner.GuidedShare; app.EvalResult.NeverGuided says the same).
+func (m Method) NeverGuided() bool {
+	return !m.Baseline && m.Use != nil && m.Use.Steps > 0 && m.Use.GuidedSteps == 0
+}
+
+// TypeCI is one task type's rates with their 95 % intervals.
+type TypeCI struct {
+	Success, Score stats.Interval
+}
+
+// Paired is the comparison of a method with another on the same (seed,
+// task) pairs (stats.PairedMethod).
+type Paired struct {
+	Against, Metric string
+	stats.Paired
+}
+
+// Use is how a method used its memory in the evaluation.
+type Use struct {
+	// GuidedShare is the share of the steps (Steps) memory guided.
+	GuidedShare        float64
+	GuidedSteps, Steps int
+	// InvalidRate, ProgressRate (household subgoals), ScoreShare (games
+	// with a score) and TokensPerSuccess are nil where not measured.
+	InvalidRate, ProgressRate, ScoreShare, TokensPerSuccess *float64
+	// Tokens building memory (training included) and using it.
+	TokensTraining, TokensBuild, TokensUse int64
+}
 
 // Adapt is the first-trial side of a method evaluated with trials (seed 004
 // Table 2: GEN-ENV or GEN-TASK, before "+A").
@@ -119,6 +166,12 @@ type Data struct {
 	PerType int
 	Methods []Method
 	Sweep   []SweepPoint
+	// Seeds are the run seeds the evaluation is over.
+	Seeds []int64
+	// Provenance is the evaluation's provenance in one paragraph, Warnings
+	// the differences found between the runs compared.
+	Provenance string
+	Warnings   []string
 }
 
 // File names inside the report directory.
@@ -158,29 +211,57 @@ func Write(dir string, d Data, opt Options) ([]string, error) {
 	var written []string
 	for _, p := range []struct {
 		file string
-		make func(Data, int) ([]byte, error)
+		make func(Data) (drawing, error)
 	}{
 		{TrainingPlot, trainingPlot},
 		{MemoryPlot, memoryPlot},
-		{SweepPlot, func(d Data, dpi int) ([]byte, error) { return sweepPlot(d, dpi, "threshold") }},
-		{ThoughtPlot, func(d Data, dpi int) ([]byte, error) { return sweepPlot(d, dpi, "thought-threshold") }},
+		{SweepPlot, func(d Data) (drawing, error) { return sweepPlot(d, "threshold") }},
+		{ThoughtPlot, func(d Data) (drawing, error) { return sweepPlot(d, "thought-threshold") }},
 		{TokensPlot, tokensPlot},
 		{ByTypePlot, byTypePlot},
 		{ScoreStepPlot, scoreStepPlot},
 	} {
-		b, err := p.make(d, opt.dpi())
+		dr, err := p.make(d)
 		if errors.Is(err, errSkip) {
 			continue
 		}
 		if err != nil {
 			return written, fmt.Errorf("report: %s: %w", p.file, err)
 		}
-		path := filepath.Join(dir, p.file)
-		if err := writeAtomic(path, b); err != nil {
-			return written, err
+		fig, err := dr.render(opt.dpi())
+		if err != nil {
+			return written, fmt.Errorf("report: %s: %w", p.file, err)
+		}
+		// The PNG for the page, the SVG beside it for a paper.
+		for _, f := range []struct {
+			name string
+			b    []byte
+		}{{p.file, fig.png}, {SVGName(p.file), fig.svg}} {
+			path := filepath.Join(dir, f.name)
+			if err := writeAtomic(path, f.b); err != nil {
+				return written, err
+			}
+			written = append(written, path)
 		}
 		plots[p.file] = true
-		written = append(written, path)
+	}
+	// The tables as CSV and LaTeX.
+	tables := exports(d)
+	for _, stem := range slices.Sorted(maps.Keys(tables)) {
+		t := tables[stem]
+		if len(t.rows) == 0 {
+			continue
+		}
+		for _, f := range []struct {
+			ext string
+			b   []byte
+		}{{".csv", t.csvBytes()}, {".tex", t.texBytes()}} {
+			path := filepath.Join(dir, stem+f.ext)
+			if err := writeAtomic(path, f.b); err != nil {
+				return written, err
+			}
+			written = append(written, path)
+		}
 	}
 	md := Markdown(d, plots)
 	path := filepath.Join(dir, MarkdownFile)
@@ -189,6 +270,9 @@ func Write(dir string, d Data, opt Options) ([]string, error) {
 	}
 	return append(written, path), nil
 }
+
+// SVGName is the vector twin of a plot file: "x.png" -> "x.svg".
+func SVGName(png string) string { return strings.TrimSuffix(png, ".png") + ".svg" }
 
 func (o Options) dpi() int {
 	if o.DPI <= 0 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/runner"
+	"github.com/samem/trainer/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -36,19 +37,30 @@ func sample() Data {
 			"put":   {Tasks: 2, Successes: int(b * 2), SuccessRate: b, AvgScore: b, SPL: f(b / 2), SPLPaper: f(b / 3), AvgSteps: 30},
 		}
 	}
+	wilson := func(k, n int) stats.Interval { iv := stats.Wilson(k, n); iv.Over = "tasks"; return iv }
+	typeCI := func(a, b int) map[string]TypeCI {
+		return map[string]TypeCI{"clean": {Success: wilson(a, 2), Score: wilson(a, 2)}, "put": {Success: wilson(b, 2), Score: wilson(b, 2)}}
+	}
+	use := func(g float64) *Use {
+		return &Use{GuidedShare: g, GuidedSteps: int(g * 100), Steps: 100, InvalidRate: f(0.05), ProgressRate: f(0.6), TokensPerSuccess: f(4115), TokensBuild: 900, TokensTraining: 800, TokensUse: 12345}
+	}
 	return Data{
+		Provenance: "code 0123456789ab; go1.26.8; environment household", Warnings: []string{"this evaluation differs from the run's training in prompt template thought/household.tmpl (SHA-256): 111111111111 → 222222222222 (training → evaluation)"},
 		Run: "runs/x", Split: "valid_unseen", Env: "household", Backend: "offline",
 		Methods: []Method{
 			{Name: "samem", Overall: runner.Summary{Tasks: 4, Successes: 3, SuccessRate: 0.75, AvgScore: 0.75, SPL: f(0.4), SPLPaper: f(0.35), AvgSteps: 25},
-				ByType: byType(1, 0.5), Memory: map[string]int{"states": 10, "thoughts": 12, "entries": 40}, HasMemory: true, GuidedSteps: 43, Steps: 100,
-				History: hist([]float64{0.2, 0.6, 0.9}, []int{30, 38, 40}), ScoreByStep: []float64{0, 0.25, 0.75}, ScoreStd: []float64{0, 0.4, 0.4}},
+				ByType: byType(1, 0.5), Memory: map[string]int{"states": 10, "thoughts": 12, "entries": 40},
+				Success: wilson(3, 4), Score: wilson(3, 4), TypeCI: typeCI(2, 1), Use: use(0.4),
+				Paired:  []Paired{{Against: "nomemory", Metric: "success", Paired: stats.Compare([]float64{1, 1, 1, 0}, []float64{0, 1, 0, 0})}},
+				History: hist([]float64{0.2, 0.6, 0.9}, []int{30, 38, 40}), ScoreByStep: []float64{0, 0.25, 0.75}, ScoreLow: []float64{0, 0.05, 0.5}, ScoreHigh: []float64{0, 0.45, 1}},
 			{Name: "samem-no-forgetting", Note: "without the forgetting step (Fig. 6)", Overall: runner.Summary{Tasks: 4, Successes: 2, SuccessRate: 0.5, AvgScore: 0.5, SPL: f(0.3), SPLPaper: f(0.2), AvgSteps: 30},
 				ByType: byType(0.5, 0.5), Memory: map[string]int{"states": 10, "thoughts": 15, "entries": 60},
 				// A memory that guided no step: flagged.
-				HasMemory: true, Steps: 120,
-				History: hist([]float64{0.1, 0.4, 0.7}, []int{35, 50, 60}), ScoreByStep: []float64{0, 0.25, 0.5}, ScoreStd: []float64{0, 0.4, 0.5}},
+				Success: wilson(2, 4), Score: wilson(2, 4), TypeCI: typeCI(1, 1), Use: use(0),
+				Paired:  []Paired{{Against: "nomemory", Metric: "success", Paired: stats.Compare([]float64{1, 1, 0, 0}, []float64{0, 1, 0, 0})}},
+				History: hist([]float64{0.1, 0.4, 0.7}, []int{35, 50, 60}), ScoreByStep: []float64{0, 0.25, 0.5}, ScoreLow: []float64{0, 0.05, 0.2}, ScoreHigh: []float64{0, 0.45, 0.8}},
 			{Name: "nomemory", Baseline: true, Overall: runner.Summary{Tasks: 4, Successes: 1, SuccessRate: 0.25, AvgScore: 0.25, SPL: f(0.1), SPLPaper: f(0.05), AvgSteps: 45, Errors: 1},
-				ByType: byType(0, 0.5), Tokens: 12345, TokensSent: 10000, Requests: 30, CacheHits: 5, ReasoningTokens: 4000, CostUSD: 0.0123, Steps: 180, ScoreByStep: []float64{0, 0, 0.25},
+				ByType: byType(0, 0.5), Tokens: 12345, TokensSent: 10000, Requests: 30, CacheHits: 5, ReasoningTokens: 4000, CostUSD: 0.0123, ScoreByStep: []float64{0, 0, 0.25},
 				// A role that fell back on 3 of 10 replies: flagged.
 				FallbackShare: 0.3, MeasuresFallback: true,
 				Parse: []ParseRow{{Role: "summarize", Replies: 10, Repaired: 4, Unusable: 3, FellBack: 3, FallbackShare: 0.3, Reasoned: 6, ReasoningTokens: 4000}}},
@@ -87,10 +99,37 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Write: %v", err)
 	}
-	// Every plot but Fig. 9 (no thought-threshold points) and the page.
+	// Every plot but Fig. 9 (no thought-threshold points), as PNG and SVG,
+	// the tables as CSV and LaTeX, and the page.
 	want := []string{TrainingPlot, MemoryPlot, SweepPlot, TokensPlot, ByTypePlot, ScoreStepPlot, MarkdownFile}
-	if len(files) != len(want) {
-		t.Errorf("Write wrote %v, want %v", files, want)
+	var all []string
+	for _, w := range want[:len(want)-1] {
+		all = append(all, w, SVGName(w))
+	}
+	for _, stem := range []string{"by_type", "memory_use", "paired", "table"} {
+		all = append(all, stem+".csv", stem+".tex")
+	}
+	all = append(all, MarkdownFile)
+	var got []string
+	for _, f := range files {
+		got = append(got, filepath.Base(f))
+	}
+	if strings.Join(got, " ") != strings.Join(all, " ") {
+		t.Errorf("Write wrote %v, want %v", got, all)
+	}
+	for _, w := range want[:len(want)-1] {
+		b, err := os.ReadFile(filepath.Join(dir, SVGName(w)))
+		if err != nil || !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("</svg>")) {
+			t.Errorf("%s: not an SVG document (%v)", SVGName(w), err)
+		}
+	}
+	tex, _ := os.ReadFile(filepath.Join(dir, "paired.tex"))
+	if !bytes.Contains(tex, []byte("\\toprule")) || !bytes.Contains(tex, []byte("samem-no-forgetting & nomemory & success & 4 & 0.2500")) {
+		t.Errorf("paired.tex:\n%s", tex)
+	}
+	csvb, _ := os.ReadFile(filepath.Join(dir, "table.csv"))
+	if !bytes.HasPrefix(csvb, []byte("method,tasks,errored,success,success_low,success_high,")) || !bytes.Contains(csvb, []byte("\nsamem,4,0,0.7500,0.3006,0.9544,")) {
+		t.Errorf("table.csv:\n%s", csvb)
 	}
 	series := map[string]int{TrainingPlot: 2, MemoryPlot: 2, ByTypePlot: 3, ScoreStepPlot: 3}
 	for _, name := range want {
@@ -157,11 +196,11 @@ func TestSkipsWithoutData(t *testing.T) {
 		d.Methods[i].ScoreByStep = nil
 	}
 	d.Sweep = nil
-	for name, fn := range map[string]func(Data, int) ([]byte, error){
+	for name, fn := range map[string]func(Data) (drawing, error){
 		"training": trainingPlot, "memory": memoryPlot, "score": scoreStepPlot,
-		"sweep": func(d Data, dpi int) ([]byte, error) { return sweepPlot(d, dpi, "threshold") },
+		"sweep": func(d Data) (drawing, error) { return sweepPlot(d, "threshold") },
 	} {
-		if _, err := fn(d, 40); !errors.Is(err, errSkip) {
+		if _, err := fn(d); !errors.Is(err, errSkip) {
 			t.Errorf("%s plot without data: err %v, want errSkip", name, err)
 		}
 	}

@@ -15,7 +15,7 @@ func TestTable1(t *testing.T) {
 		{Name: "nomemory", Overall: runner.Summary{Tasks: 4, SR: 0, AR: 12.5, AvgScore: 0.125}},
 	}}
 	md := Markdown(d, nil)
-	for _, want := range []string{"| method | SR (%) | AR |", "| samem | 25.0 | 37.5 |", "| nomemory | 0.0 | 12.5 |"} {
+	for _, want := range []string{"| method | SR (%) [95 % CI] | AR [95 % CI] |", "| samem | 25.0 | 37.5 |", "| nomemory | 0.0 | 12.5 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

@@ -12,9 +12,14 @@ import (
 // EvalConfig describes an evaluation of one method on held-out tasks with
 // frozen memory (seed 002 Sec. 3.3).
 type EvalConfig struct {
-	Method   agent.Method
-	Suite    envbridge.Suite
-	Tasks    []envbridge.Task
+	Method agent.Method
+	Suite  envbridge.Suite
+	Tasks  []envbridge.Task
+	// Indices, when not nil, are the positions of Tasks in the whole list
+	// of the evaluation (a shard plays part of it): each episode's
+	// randomness and Episode.Index follow its task's position, so that a
+	// task plays the same whichever part of the list it is played in.
+	Indices  []int
 	Workers  int
 	Seed     int64
 	Stop     <-chan struct{}
@@ -39,11 +44,22 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 	if t, ok := cfg.Method.(agent.EvalTrialer); ok {
 		trials = max(1, t.EvalTrials())
 	}
+	if cfg.Indices != nil && len(cfg.Indices) != len(cfg.Tasks) {
+		return nil, fmt.Errorf("evaluate: %d indices for %d tasks", len(cfg.Indices), len(cfg.Tasks))
+	}
 	jobs := make([]job, len(cfg.Tasks))
 	for i, t := range cfg.Tasks {
+		at := i
+		if cfg.Indices != nil {
+			at = cfg.Indices[i]
+		}
 		// The evaluation's randomness is independent of training's: a
 		// different stream of the same seed (trial k: iteration -1-k).
-		jobs[i] = job{index: i, start: agent.Start{Task: t, Mode: agent.Eval, Style: cfg.Suite.Style(), Rand: EpisodeRand(cfg.Seed, -1, i)}}
+		jobs[i] = job{index: at, start: agent.Start{Task: t, Mode: agent.Eval, Style: cfg.Suite.Style(), Rand: EpisodeRand(cfg.Seed, -1, at)}}
+	}
+	byIndex := make(map[int]job, len(jobs))
+	for _, j := range jobs {
+		byIndex[j.index] = j
 	}
 	var all []result
 	pending := jobs
@@ -64,7 +80,7 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 		for i := range results {
 			results[i].episode.Trial = k
 			if o := results[i].episode.Outcome; !o.Won && o.Err == "" {
-				next = append(next, jobs[results[i].index])
+				next = append(next, byIndex[results[i].index])
 			}
 		}
 		sort.Slice(next, func(i, j int) bool { return next[i].index < next[j].index })

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+
+	"github.com/samem/trainer/agent"
 	"sort"
 	"strings"
 )
@@ -76,16 +78,7 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 		if won {
 			s.Successes++
 		}
-		switch {
-		case o.Lost && o.Score < 0:
-			// a failure (ScienceWorld's -100): no progress, see AvgScore
-		case o.MaxScore > 0:
-			score += o.Score / o.MaxScore
-		case won:
-			score++ // environments without a score: success is the score
-		default:
-			score += o.Score
-		}
+		score += NormalizedScore(o)
 		steps += float64(o.Steps)
 		if won {
 			if L := e.Task.OracleSteps; L > 0 {
@@ -115,6 +108,22 @@ func Summarize(eps []Episode, paperOracle map[string]int) Summary {
 		s.SPLPaper = &v
 	}
 	return s
+}
+
+// NormalizedScore is an episode's score as the averages count it: a
+// failure's negative score (ScienceWorld's -100) is 0, a score with a
+// maximum is divided by it, and where the environment keeps no score a
+// win is 1 (see Summary.AvgScore).
+func NormalizedScore(o agent.Outcome) float64 {
+	switch {
+	case o.Lost && o.Score < 0:
+		return 0
+	case o.MaxScore > 0:
+		return o.Score / o.MaxScore
+	case o.Won:
+		return 1 // environments without a score: success is the score
+	}
+	return o.Score
 }
 
 // SPLTerm is one successful episode's term of Eq. 8: L / max(P, L), where L
@@ -152,18 +161,4 @@ func FormatSize(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-// GuidedSteps counts, over eps, the steps whose decision retrieved memory
-// guided (agent.Decision.Guided, as each method defines it) and all steps.
-func GuidedSteps(eps []Episode) (guided, steps int) {
-	for _, e := range eps {
-		for _, tr := range e.Transitions {
-			steps++
-			if tr.Decision.Guided {
-				guided++
-			}
-		}
-	}
-	return guided, steps
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
 )
 
 // job is one episode to play.
@@ -103,14 +104,18 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 					var err error
 					if env, err = suite.Open(ctx); err != nil {
 						env = nil
-						r := result{index: j.index, episode: Episode{Task: j.start.Task}, err: envError{fmt.Errorf("open environment: %w", err)}}
+						r := result{index: j.index, episode: Episode{Task: j.start.Task, Mode: j.start.Mode.String(), Iteration: j.start.Iteration, Index: j.index}, err: envError{fmt.Errorf("open environment: %w", err)}}
 						r.episode.Outcome.Err = r.err.Error()
 						record(r)
 						gate.leave()
 						continue
 					}
 				}
-				ep, err := Run(ctx, env, m, j.start)
+				// The episode's model calls go to one server of each role
+				// (its prefix cache), consecutive jobs to different ones.
+				ectx, _ := llm.WithEpisode(ctx, uint64(j.index))
+				ep, err := Run(ectx, env, m, j.start)
+				ep.Index = j.index
 				if err != nil {
 					// The error may have left the environment unusable (a
 					// dead interpreter, a broken connection); replacing a

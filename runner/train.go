@@ -15,6 +15,7 @@ import (
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/llm"
 )
 
 // ErrInterrupted is returned by Train when it stopped early because Stop was
@@ -65,6 +66,10 @@ type TrainConfig struct {
 	// finish, a checkpoint is saved) and Train returns it, wrapped, naming
 	// the checkpoint. A budget is an admission.
 	Admit func(running int) error
+	// Iterated, when not nil, is called once each iteration's checkpoint is
+	// committed, with the history so far (the iteration last), for curves
+	// written while training runs.
+	Iterated func(history []IterationStats)
 }
 
 // IterationStats is one iteration of training, for learning curves
@@ -82,6 +87,18 @@ type IterationStats struct {
 	// (agent.Counter; SAMem: forgetting checks and prunes, guided steps).
 	Counters map[string]int `json:"counters,omitempty"`
 	Seconds  float64        `json:"seconds"`
+	// Tokens and CostUSD are the model usage of the iteration (its
+	// episodes and the method's end-of-iteration work), as the meter in
+	// the context counts it (llm.WithMeter): prompt, completion and cached
+	// tokens, and the estimated cost.
+	Tokens  int64   `json:"tokens,omitempty"`
+	CostUSD float64 `json:"cost_usd,omitempty"`
+}
+
+// usageNow is the tokens and cost the meter in ctx has counted so far.
+func usageNow(ctx context.Context) (int64, float64) {
+	t := llm.MeterFrom(ctx).Report().Total
+	return t.PromptTokens + t.CompletionTokens + t.CachedTokens, t.CostUSD
 }
 
 // TrainResult is what Train did.
@@ -177,6 +194,7 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 	for st.Iteration < cfg.Iterations {
 		it := st.Iteration
 		began := time.Now()
+		tokens0, cost0 := usageNow(ctx)
 		done := make(map[int]bool, len(st.Done))
 		for _, i := range st.Done {
 			done[i] = true
@@ -289,6 +307,9 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			if sz, ok := cfg.Method.(agent.Sizer); ok {
 				p.Size = sz.Size()
 			}
+			tokens, cost := usageNow(ctx)
+			p.Tokens += tokens - tokens0
+			p.CostUSD += cost - cost0
 			if c, ok := cfg.Method.(agent.Counter); ok {
 				p.Counters = c.Counters()
 			}
@@ -303,6 +324,9 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			st.Done = nil
 			st.Partial = IterationStats{}
 		} else {
+			tokens, cost := usageNow(ctx)
+			p.Tokens += tokens - tokens0
+			p.CostUSD += cost - cost0
 			how := "interrupted"
 			if refused != nil {
 				how = "stopped before its cap"
@@ -314,6 +338,9 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			return res, fmt.Errorf("train: %w", err)
 		}
 		res.Checkpoint = dir
+		if !interrupted && cfg.Iterated != nil {
+			cfg.Iterated(st.History)
+		}
 		if fatal != nil {
 			res.History = st.History
 			return res, fmt.Errorf("train: %w; checkpoint %s holds %d of %d episodes of iteration %d: run the same command again to resume", fatal, dir, len(st.Done), n, it+1)

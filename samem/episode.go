@@ -23,6 +23,7 @@ type episode struct {
 	state     int64 // current state cluster (Train), or matched cluster (Eval)
 	matched   bool  // state is a known cluster (always in Train)
 	started   bool
+	steps     int   // steps taken in this episode (the budget schedule's k)
 	thought   int64 // thought cluster of the last Act (Train)
 	// unstored marks a step of the last Act with no thought (or, at action
 	// level, no action) to store: the model gave no usable one, so the
@@ -59,10 +60,10 @@ func (e *episode) locate(ctx context.Context, action string, obs envbridge.Obser
 
 // Act implements agent.Episode: Eq. 6. With probability epsilon (training
 // only) the thinker explores freely; otherwise it is guided by the
-// highest-valued thought of the state's cluster, when that thought has a
-// positive value. A state with no positive thought, or (in evaluation) a
-// state that matches no cluster, gives no guidance: the thinker then acts
-// as it would without memory.
+// highest-valued thought of the state's cluster, whatever its value (with
+// Config.GuidePositive only a positive one). A state with no stored thought
+// that forgetting left, or (in evaluation) a state that matches no cluster,
+// gives no guidance: the thinker then acts as it would without memory.
 func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Decision, error) {
 	if !e.started {
 		if err := e.locate(ctx, "", obs); err != nil {
@@ -70,13 +71,15 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 		e.started = true
 	}
-	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.m.Epsilon(e.s)
-	guide := ""
+	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.m.epsilonAt(e.s, e.steps)
+	guide, guideID, retried := "", int64(-1), false
 	if !explore {
-		guide = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
+		guide, guideID = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
 	} else if e.m.cfg.RetryZero && e.s.Rand.Float64() < retryZeroShare {
-		guide = e.m.retryZero(e.state)
+		guide, guideID = e.m.retryZero(e.state)
+		retried = guide != ""
 	}
+	recall := e.m.recall(e.state, e.stateText, e.stateVec, e.matched, explore, guideID, retried)
 	d, err := e.th.Think(ctx, thought.Input{State: e.stateText, Obs: obs, Guide: guide, GuideIsAction: e.m.cfg.ActionLevel})
 	if err != nil {
 		return agent.Decision{}, err
@@ -96,7 +99,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 			return agent.Decision{}, fmt.Errorf("thought cluster: %w", err)
 		}
 	}
-	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: guide != ""}, nil
+	return agent.Decision{Thought: d.Thought, Action: d.Action, Guided: guide != "", Recall: recall}, nil
 }
 
 // Observe implements agent.Episode: summarise the new observation into the
@@ -106,6 +109,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 // property of the state, so it bootstraps as usual.
 func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	prev, prevThought := e.state, e.thought
+	e.steps++
 	if err := e.locate(ctx, tr.Decision.Action, tr.Result.Observation); err != nil {
 		return err
 	}
@@ -126,8 +130,9 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 // Finish implements agent.Episode. SAMem learns step by step; nothing is left to do.
 func (e *episode) Finish(context.Context, agent.Outcome) error { return nil }
 
-// guide is the thought to follow in state s, or "" (see Act).
-func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) string {
+// guide is the thought to follow in state s and its cluster id, or ""
+// and -1 (see Act).
+func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) (string, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st := &m.stats
@@ -146,35 +151,38 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 			st.Unmatched++
 		}
 		count(false)
-		return ""
+		return "", -1
 	}
-	var th int64
-	ok := false
-	if m.cfg.NoQ {
+	// The rule of a guided step is one for every variant: a matched state
+	// with a stored thought that forgetting left (and, with GuidePositive,
+	// whose best such thought has Q > 0). Which thought guides is the
+	// variant's: the argmax of Eq. 6, or without Q-learning the most
+	// similar one.
+	margin := 0.0
+	if mode == agent.Eval {
+		margin = m.cfg.TieMargin
+	}
+	th, q, ok := m.bestUnpruned(s, margin)
+	if ok && m.cfg.GuidePositive && q <= 0 {
+		ok = false
+	}
+	if ok && m.cfg.NoQ {
 		th, ok = m.mostSimilar(s, vec)
-	} else {
-		var q float64
-		margin := 0.0
-		if mode == agent.Eval {
-			margin = m.cfg.TieMargin
-		}
-		th, q, ok = m.table.BestWithin(s, margin)
-		ok = ok && q > 0
 	}
 	if !ok {
 		count(false)
-		return ""
+		return "", -1
 	}
 	count(true)
-	return m.thoughts.Text(th)
+	return m.thoughts.Text(th), th
 }
 
 // retryZero is the thought an exploring step retries in state s, or "":
 // when the state has a thought of positive value, then of its thoughts that
 // were tried and still have Q = 0 (and that no forgetting check rejected),
 // the least visited (ties: the smaller id). A state with no positive
-// thought needs no retry: the argmax gives no guidance there, so every step
-// in it explores freely.
+// thought has nothing to retry: a thought at 0 there is already as good as
+// the argmax.
 //
 // Why: rewards are sparse, so a thought tried while its successor state had
 // no value yet gets Q = 0 (Eq. 4-5 with r = 0 and max Q(s') = 0) however
@@ -185,11 +193,11 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) st
 // Exploring steps retry such thoughts so that their value is learned once
 // the successor's value is known. Unexplored thoughts the model has not
 // proposed here are still found by the free exploration of Eq. 6.
-func (m *Method) retryZero(s int64) string {
+func (m *Method) retryZero(s int64) (string, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, q, ok := m.table.Best(s); !ok || q <= 0 {
-		return ""
+		return "", -1
 	}
 	th, ok := int64(0), false
 	var least int64
@@ -202,9 +210,26 @@ func (m *Method) retryZero(s int64) string {
 		}
 	}
 	if !ok {
-		return ""
+		return "", -1
 	}
-	return m.thoughts.Text(th)
+	return m.thoughts.Text(th), th
+}
+
+// bestUnpruned is the argmax of Eq. 6 over the thoughts of state s that no
+// forgetting check rejected (Sec. 3.2 removes those from memory; here they
+// stay in the table at Q = 0): qlearn.Table.BestWithin, or when that is a
+// pruned thought the best of the others. Caller holds m.mu.
+func (m *Method) bestUnpruned(s int64, margin float64) (int64, float64, bool) {
+	th, q, ok := m.table.BestWithin(s, margin)
+	if !ok || !m.pruned[[2]int64{s, th}] {
+		return th, q, ok
+	}
+	for _, e := range m.table.Row(s) {
+		if !m.pruned[[2]int64{s, e.Thought}] {
+			return e.Thought, e.Q, true
+		}
+	}
+	return 0, 0, false
 }
 
 // mostSimilar is the "w/o Q-learning" retrieval of seed 002 Table 2: of
@@ -214,6 +239,9 @@ func (m *Method) retryZero(s int64) string {
 func (m *Method) mostSimilar(s int64, vec []float32) (int64, bool) {
 	best, bestSim, ok := int64(0), float32(-2), false
 	for _, e := range m.table.Row(s) {
+		if m.pruned[[2]int64{s, e.Thought}] {
+			continue
+		}
 		tv := m.thoughts.Vector(e.Thought)
 		if len(tv) != len(vec) {
 			continue

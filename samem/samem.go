@@ -41,11 +41,18 @@ type Config struct {
 	// Eps0 and Beta of the exploration schedule, Eq. 7; defaults 0.95 and 6.
 	Eps0 float64 `json:"eps0"`
 	Beta float64 `json:"beta"`
-	// Schedule is what t and T of Eq. 7 count: ScheduleStep (default, as
-	// Algorithm 1 decays epsilon after every step) or ScheduleEpisode. The
-	// default is the step schedule of the paper; it measured better on the
-	// household world (docs/results/2026-11-24-samem-sweep.md).
+	// Schedule is what t and T of Eq. 7 count: ScheduleBudget (default:
+	// epsilon decays after every step, as Algorithm 1 line 26, and reaches
+	// eps0*exp(-beta) at the end of training), ScheduleStep or
+	// ScheduleEpisode (options).
 	Schedule Schedule `json:"schedule,omitempty"`
+	// GuidePositive lets memory guide only when the chosen thought's Q is
+	// above 0. Not in Eq. 6, which follows the argmax whatever its sign
+	// (with ScienceWorld's negative rewards the gate silences whole
+	// states); an option. It gates every variant alike: the "w/o
+	// Q-learning" ablation reads the same learned values for the gate
+	// while its guidance ignores them.
+	GuidePositive bool `json:"guide_positive,omitempty"`
 	// NoForgetting turns the forgetting step off (Fig. 6 compares the two).
 	NoForgetting bool `json:"no_forgetting"`
 	// MinThoughts is the forgetting trigger: a state with more non-zero
@@ -85,6 +92,10 @@ type Config struct {
 	// Training is unchanged. Not in seed 002;
 	// docs/results/2026-11-24-samem-sweep.md has the measurement.
 	TieMargin float64 `json:"tie_margin,omitempty"`
+	// SummaryHistory is read by the app for the model's summariser
+	// (summarize.LLM.MaxHistory): the earlier steps its prompt carries, 0
+	// (default) the whole history as Eq. 2 has it. SAMem itself does not use it.
+	SummaryHistory int `json:"summary_history,omitempty"`
 	// TaskProgress is read by the app for the offline summariser
 	// (summarize/offline.Summarizer.TaskProgress): the task's progress is part of the
 	// household state. SAMem itself does not use it.
@@ -120,7 +131,7 @@ func (c Config) withDefaults() Config {
 		c.MinThoughts = forget.DefaultMinThoughts
 	}
 	if c.Schedule == "" {
-		c.Schedule = ScheduleStep
+		c.Schedule = ScheduleBudget
 	}
 	return c
 }
@@ -133,19 +144,36 @@ func (s Schedule) String() string { return string(s) }
 
 // Set implements flag.Value.
 func (s *Schedule) Set(v string) error {
-	if v := Schedule(v); v == ScheduleStep || v == ScheduleEpisode {
+	if v := Schedule(v); v.Known() {
 		*s = v
 		return nil
 	}
-	return fmt.Errorf("unknown schedule %q (known: %s, %s)", v, ScheduleStep, ScheduleEpisode)
+	return fmt.Errorf("unknown schedule %q (known: %s, %s, %s)", v, ScheduleBudget, ScheduleStep, ScheduleEpisode)
+}
+
+// Known reports whether s is one of the schedules.
+func (s Schedule) Known() bool {
+	return s == ScheduleBudget || s == ScheduleStep || s == ScheduleEpisode
 }
 
 // Exploration schedules: the units of t and T in Eq. 7.
 const (
-	// ScheduleStep counts training steps, as Algorithm 1 (line 26, "Decay
-	// epsilon" after every transition) does: t is the number of transitions
-	// applied so far and T the schedule's step budget, the number of
-	// training episodes times the step limit of a task.
+	// ScheduleBudget counts training steps against the step budget:
+	// T is the number of training episodes times a task's step limit, and
+	// t = (episode index) x (step limit) + (steps taken in this episode),
+	// every earlier episode counted at its full budget. Epsilon decays
+	// after every step (Algorithm 1 line 26) and the last step of training
+	// reaches t = T - 1 when it runs to the limit, so epsilon ends at
+	// eps0*exp(-beta) (0.0024 with the defaults) up to a factor
+	// exp(beta/episodes) whenever the last episode ends. It depends only on
+	// the episode and its own steps, so parallel workers and resumes see
+	// the same schedule.
+	ScheduleBudget Schedule = "budget"
+	// ScheduleStep counts the transitions applied so far (the Q-table's
+	// step clock) against the same budget. Episodes that end before their
+	// limit leave t well below T at the end of training: on two default
+	// household runs epsilon ended at 0.060 and 0.076 instead of 0.0024.
+	// Kept as an option (the default before the budget schedule).
 	ScheduleStep Schedule = "step"
 	// ScheduleEpisode counts episodes: t is the episode's index in the
 	// schedule and T the number of training episodes; epsilon is fixed
@@ -171,8 +199,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: eps0 %v is not in [0, 1]", ErrConfig, c.Eps0)
 	case c.Beta < 0:
 		return fmt.Errorf("%w: beta %v is negative", ErrConfig, c.Beta)
-	case c.Schedule != ScheduleStep && c.Schedule != ScheduleEpisode:
-		return fmt.Errorf("%w: schedule %q: want %q or %q", ErrConfig, c.Schedule, ScheduleStep, ScheduleEpisode)
+	case !c.Schedule.Known():
+		return fmt.Errorf("%w: schedule %q: want %q, %q or %q", ErrConfig, c.Schedule, ScheduleBudget, ScheduleStep, ScheduleEpisode)
 	case !(c.TieMargin >= 0 && c.TieMargin < 1):
 		return fmt.Errorf("%w: tie margin %v is not in [0, 1)", ErrConfig, c.TieMargin)
 	case c.MinThoughts < 1:
@@ -299,11 +327,16 @@ func (m *Method) Size() map[string]int {
 	return map[string]int{"states": m.states.Len(), "thoughts": m.thoughts.Len(), "entries": m.table.Len(), "nonzero": m.table.NonZeroLen()}
 }
 
-// Epsilon is the exploration rate now (Eq. 7) for an episode of the
-// schedule: with ScheduleStep a function of the training steps applied so
-// far (the Q-table's step clock, which checkpoints keep) and the step budget
-// s.Episodes * step limit; with ScheduleEpisode of s.Episode and s.Episodes.
-func (m *Method) Epsilon(s agent.Start) float64 {
+// Epsilon is the exploration rate (Eq. 7) at the start of an episode of the
+// schedule (epsilonAt with no step taken yet).
+func (m *Method) Epsilon(s agent.Start) float64 { return m.epsilonAt(s, 0) }
+
+// epsilonAt is the exploration rate of Eq. 7 before step k (0-based) of the
+// episode s: with ScheduleBudget t = s.Episode * limit + k against
+// T = s.Episodes * limit; with ScheduleStep t is the training transitions
+// applied so far (the Q-table's step clock, which checkpoints keep) against
+// the same T; with ScheduleEpisode t = s.Episode against T = s.Episodes.
+func (m *Method) epsilonAt(s agent.Start, k int) float64 {
 	if m.cfg.NoDecay {
 		return 1
 	}
@@ -313,6 +346,9 @@ func (m *Method) Epsilon(s agent.Start) float64 {
 	limit := s.Task.MaxSteps
 	if limit <= 0 {
 		limit = defaultStepLimit
+	}
+	if m.cfg.Schedule == ScheduleBudget {
+		return qlearn.Epsilon(m.cfg.Eps0, m.cfg.Beta, s.Episode*limit+min(k, limit-1), s.Episodes*limit)
 	}
 	m.mu.Lock()
 	t := m.step

@@ -26,15 +26,16 @@ var Schema = replyfmt.LoadSchema(promptFS, "prompts/summary.schema.json", "summa
 // Purpose is the accounting name of the summariser's model calls.
 const Purpose = "summarize"
 
-// DefaultMaxHistory is how many earlier steps the prompt carries (the paper
-// sends the whole history, Eq. 2; episodes here are at most 50 steps, so the
-// bound only matters for long free-form games).
-const DefaultMaxHistory = 30
+// DefaultMaxHistory is how many earlier steps the prompt carries: 0, the
+// whole history, as Eq. 2 summarises Obs_{0:t}. A bound (samem.Config's
+// SummaryHistory, -summary-history) keeps the last steps only.
+const DefaultMaxHistory = 0
 
 // LLM is the model-backed summariser (seed 002 Eq. 2, prompts Fig. 12).
 type LLM struct {
 	chat llm.Chatter
-	// MaxHistory bounds the earlier steps put in the prompt; default DefaultMaxHistory.
+	// MaxHistory bounds the earlier steps put in the prompt; 0 (the
+	// default) keeps them all.
 	MaxHistory int
 	// MaxTokens bounds the reply; default 150.
 	MaxTokens int

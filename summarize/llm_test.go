@@ -3,6 +3,7 @@ package summarize
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -191,3 +192,33 @@ func TestTransportErrorStops(t *testing.T) {
 }
 
 func TestSchemaGolden(t *testing.T) { golden.Schema(t, Schema) }
+
+// TestWholeHistoryByDefault: Eq. 2 summarises Obs_{0:t}, so after more
+// steps than any bound the default prompt still carries the first
+// observation; a MaxHistory bound keeps only the last steps.
+func TestWholeHistoryByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		max       int
+		wantFirst bool
+	}{{0, true}, {30, false}} {
+		rec := &recorder{reply: "Summary: You are in the kitchen."}
+		sum := NewLLM(rec)
+		if tc.max > 0 {
+			sum.MaxHistory = tc.max
+		}
+		s := sum.Begin(envbridge.Task{Goal: "g"}, envbridge.StyleHousehold)
+		for i := range 45 {
+			action := ""
+			if i > 0 {
+				action = "look"
+			}
+			if _, err := s.Summarize(context.Background(), action, envbridge.Observation{Text: fmt.Sprintf("observation number %d", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last := rec.reqs[len(rec.reqs)-1].Messages[1].Content
+		if got := strings.Contains(last, "observation number 0"); got != tc.wantFirst {
+			t.Errorf("max history %d: the 45th prompt carries the first observation = %v, want %v", tc.max, got, tc.wantFirst)
+		}
+	}
+}

@@ -118,6 +118,7 @@ var clauses = []clause{
 	{"round-trip", true, checkRoundTrip},
 	{"bad-checkpoint", true, checkBadCheckpoint},
 	{"parallel", false, checkParallel},
+	{"show", false, checkShow},
 }
 
 // config is Options resolved for one model (offline or scripted).
@@ -413,6 +414,16 @@ func sameFiles(a, b map[string][]byte) string {
 
 // sameDecisions says where two lists of episodes first differ ("" when they
 // made the same decisions and reached the same outcomes).
+// showDecision prints a decision with what its Recall points to.
+func showDecision(d agent.Decision) string {
+	if d.Recall == nil {
+		return fmt.Sprintf("%+v", d)
+	}
+	r := d.Recall
+	d.Recall = nil
+	return fmt.Sprintf("%+v recall %+v", d, *r)
+}
+
 func sameDecisions(a, b []runner.Episode) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d episodes, then %d", len(a), len(b))
@@ -423,8 +434,10 @@ func sameDecisions(a, b []runner.Episode) string {
 			return fmt.Sprintf("episode %d: task %s trial %d, then task %s trial %d", i, x.Task.ID, x.Trial, y.Task.ID, y.Trial)
 		}
 		for j := range min(len(x.Transitions), len(y.Transitions)) {
-			if dx, dy := x.Transitions[j].Decision, y.Transitions[j].Decision; dx != dy {
-				return fmt.Sprintf("episode %d (%s) step %d: %+v, then %+v", i, x.Task.ID, j, dx, dy)
+			// Recall is a pointer: decisions are the same when what it
+			// points to is.
+			if dx, dy := x.Transitions[j].Decision, y.Transitions[j].Decision; !reflect.DeepEqual(dx, dy) {
+				return fmt.Sprintf("episode %d (%s) step %d: %s, then %s", i, x.Task.ID, j, showDecision(dx), showDecision(dy))
 			}
 		}
 		if !reflect.DeepEqual(x.Outcome, y.Outcome) {
@@ -674,4 +687,62 @@ func Pick(req llm.Request, replies ...string) string {
 		h.Write([]byte{0})
 	}
 	return replies[h.Sum64()%uint64(len(replies))]
+}
+
+// checkShow holds a method that is an agent.Shower to its tables being
+// well formed (a name, columns, every row as long as the columns), to
+// evaluation leaving them as they were, and, for a Saver, to a loaded
+// memory showing the same tables as the one that was saved. Every
+// decision's Recall is well formed too: each offered item has text.
+func checkShow(ctx context.Context, c *config) error {
+	f, err := c.fixture(ctx)
+	if err != nil {
+		return err
+	}
+	for _, eps := range [][]runner.Episode{f.train, f.eval} {
+		for _, e := range eps {
+			for _, tr := range e.Transitions {
+				if r := tr.Decision.Recall; r != nil {
+					for k, it := range r.Items {
+						if it.Text == "" {
+							return fmt.Errorf("%s step %d: recall item %d (%s %q) has no text", e.Task.ID, tr.Step, k, it.Kind, it.ID)
+						}
+					}
+				}
+			}
+		}
+	}
+	sh, ok := f.m.(agent.Shower)
+	if !ok {
+		return nil
+	}
+	tables := sh.MemoryTables()
+	if len(tables) == 0 {
+		return fmt.Errorf("%s shows no table", f.m.Name())
+	}
+	for _, t := range tables {
+		if t.Name == "" || len(t.Columns) == 0 {
+			return fmt.Errorf("table %q: no name or no columns (%v)", t.Name, t.Columns)
+		}
+		for i, r := range t.Rows {
+			if len(r) != len(t.Columns) {
+				return fmt.Errorf("table %s row %d: %d cells for %d columns", t.Name, i, len(r), len(t.Columns))
+			}
+		}
+	}
+	if !f.saver {
+		return nil
+	}
+	back, err := c.New(c.chat)
+	if err != nil {
+		return err
+	}
+	if err := back.(agent.Saver).Load(ctx, f.dir); err != nil {
+		return fmt.Errorf("load what %s saved: %w", back.Name(), err)
+	}
+	again := back.(agent.Shower).MemoryTables()
+	if !reflect.DeepEqual(tables, again) {
+		return fmt.Errorf("the loaded memory shows other tables than the memory that was saved")
+	}
+	return nil
 }

@@ -142,6 +142,11 @@ type ParallelConfig struct {
 	// every worker count instead of max(W, 8): with the client's default (8)
 	// 16 workers get only 8 calls in flight.
 	ClientLimit int
+	// PerWorker, when positive, plays PerWorker episodes per worker (W x
+	// PerWorker episodes with W workers) instead of Episodes for every
+	// worker count: the throughput of hundreds of workers is measured on
+	// as many episodes, and compared with one worker's by Throughput.
+	PerWorker int
 }
 
 // ParallelPoint is one worker count's run.
@@ -152,9 +157,12 @@ type ParallelPoint struct {
 	// commit, whose fsyncs wait on a disk shared with other work.
 	Wall, Total time.Duration
 	Speedup     float64 // Wall with one worker / Wall with Workers
-	Limit       int     // the client's MaxConcurrent
-	PeakCall    int64   // most model calls the server held at once
-	Calls       int64   // chat and embedding calls made
+	// Episodes played and their Throughput (episodes per second of Wall).
+	Episodes   int
+	Throughput float64
+	Limit      int   // the client's MaxConcurrent
+	PeakCall   int64 // most model calls the server held at once
+	Calls      int64 // chat and embedding calls made
 }
 
 // Parallel trains SAMem for one iteration of Episodes chain episodes (all
@@ -190,13 +198,20 @@ func Parallel(ctx context.Context, cfg ParallelConfig) ([]ParallelPoint, error) 
 	for _, w := range cfg.Workers {
 		srv := fakeai.New(fakeai.Config{Latency: cfg.Latency, Dim: cfg.Dim, Reply: ChainReply})
 		t0 := time.Now()
-		run := ChainRun{URL: srv.URL, Dim: cfg.Dim, Workers: w, Tasks: cfg.Episodes, Length: cfg.Length,
+		episodes := cfg.Episodes
+		if cfg.PerWorker > 0 {
+			episodes = w * cfg.PerWorker
+		}
+		run := ChainRun{URL: srv.URL, Dim: cfg.Dim, Workers: w, Tasks: episodes, Length: cfg.Length,
 			Iterations: 1, Tag: fmt.Sprintf("(run w%d)", w), Seed: 1, ClientLimit: cfg.ClientLimit}
 		_, wall, err := run.train(ctx)
 		total := time.Since(t0)
 		chat, emb := srv.Calls()
 		p := ParallelPoint{Workers: w, Wall: wall, Total: total, PeakCall: srv.PeakInFlight(), Calls: chat + emb,
-			Limit: max(cfg.ClientLimit, 0)}
+			Limit: max(cfg.ClientLimit, 0), Episodes: episodes}
+		if wall > 0 {
+			p.Throughput = float64(episodes) / wall.Seconds()
+		}
 		if p.Limit == 0 {
 			p.Limit = max(w, openai.DefaultMaxConcurrent)
 		}

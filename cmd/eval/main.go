@@ -93,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			app.PrintTable(tw, res)
 			fmt.Fprintln(stdout)
 			app.PrintByType(tw, res, false)
+			fmt.Fprintln(stdout)
+			app.PrintPaired(tw, res)
 			if slices.ContainsFunc(res, func(r app.EvalResult) bool { return strings.HasPrefix(r.Method, "clin") }) {
 				fmt.Fprintln(stdout)
 				app.PrintCLINTable2(tw, res)

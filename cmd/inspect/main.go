@@ -1,7 +1,11 @@
-// Command inspect shows what a saved SAMem checkpoint learned: its sizes,
-// the states with their best thoughts and Q-values, the states nearest to
-// a query text with their thoughts, and the history of a state across the
-// kept checkpoints, as text, CSV or Markdown. See `inspect -h`.
+// Command inspect shows what a saved checkpoint of any method holds, as
+// text, CSV or Markdown: every method's memory tables (agent.Shower:
+// CLIN's items by trial, AriGraph's triplets and episodic vertices, the
+// memory stream, L3M+P's graphs, Reflexion's reflections, SAMem's states,
+// thoughts, Q-table and pruned pairs), and for SAMem the sizes, the states
+// with their best thoughts and Q-values, the states nearest to a query
+// text, and the history of a state across the kept checkpoints. See
+// `inspect -h`.
 package main
 
 import (
@@ -10,8 +14,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/app"
 	"github.com/samem/trainer/cmd/internal/cli"
 	"github.com/samem/trainer/inspect"
 	"github.com/samem/trainer/llm"
@@ -26,8 +33,10 @@ func main() {
 // usage is what -h prints before the flags.
 const usage = `usage: inspect [flags] PATH
 
-PATH is a run directory, a method directory (<run>/samem), or a checkpoint directory
-(<run>/samem/checkpoints/iter-NNNN).
+PATH is a run directory (with -method), a method directory (<run>/clin), or a checkpoint
+directory (<run>/samem/checkpoints/iter-NNNN). A SAMem checkpoint shows its states by
+value (the Q-table views below); every other method's shows all its memory tables, and
+-table names the tables to show of any method's.
 `
 
 // options are inspect's flags that are not part of the request.
@@ -40,9 +49,13 @@ type options struct {
 // Parsing and inspecting stay in run.
 func newFlags(r *inspect.Request, o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.StringVar(&r.Method, "method", "samem", "method directory inside a run directory (samem, or an ablation such as samem-no-forgetting)")
+	fs.StringVar(&r.Method, "method", "samem", "method directory inside a run directory (samem, an ablation such as samem-no-forgetting, clin, arigraph, memstream, kgplan, reflexion, ...)")
+	fs.Func("table", "show this memory `table` of the checkpoint (repeat for several; all: every table); the tables a method shows are listed when a name is unknown", func(v string) error {
+		r.Tables = append(r.Tables, v)
+		return nil
+	})
 	fs.StringVar(&r.Sort, "sort", inspect.ByValue, "order of the states: value (best Q), visits (updates) or id")
-	fs.IntVar(&r.Top, "top", 20, "list only the first N states (0: all)")
+	fs.IntVar(&r.Top, "top", 20, "list only the first N states, or N rows of each memory table (0: all)")
 	fs.StringVar(&r.Query, "query", "", "list the states nearest to this text with their thoughts (embedded with the checkpoint's embedder)")
 	fs.IntVar(&r.K, "k", 3, "states listed for -query")
 	fs.IntVar(&r.Thoughts, "thoughts", 3, "thoughts listed per state for -query (0: all)")
@@ -71,6 +84,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	r.Path = fs.Arg(0)
+	r.Show = func(ctx context.Context, ckpt, method string) ([]agent.Table, error) {
+		sh, _, err := app.OpenMemory(ctx, runOf(ckpt), method, ckpt)
+		if err != nil {
+			return nil, err
+		}
+		return sh.MemoryTables(), nil
+	}
 	// A checkpoint embedded by a model needs that model for a query; the
 	// offline embedder needs nothing. Secrets come from the environment only.
 	var localSrv *local.Server
@@ -118,4 +138,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return cli.Code(err, stderr, "inspect")
+}
+
+// runOf is the run directory of a checkpoint directory
+// (<run>/<method>/checkpoints/iter-NNNN), whose config.json describes the
+// method; a checkpoint copied out of its run has none, and the method is
+// then built with the defaults.
+func runOf(ckpt string) string {
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(ckpt))))
 }

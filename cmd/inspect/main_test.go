@@ -13,6 +13,7 @@ import (
 
 	"github.com/samem/trainer/app"
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/samem"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ and docs/flags/inspect.md")
@@ -42,6 +43,11 @@ func trainedRun(t *testing.T) string {
 		cfg.Iterations = 3
 		cfg.PerType = 2
 		cfg.LLM.EmbedDim = 64
+		// The goldens pin a memory made with the Q > 0 gate and the
+		// transition-clock schedule: in a run this short the default
+		// (Eq. 6's argmax whatever its value) follows all-zero thoughts and
+		// learns no value, which leaves little to inspect.
+		cfg.SAMem.GuidePositive, cfg.SAMem.Schedule = true, samem.ScheduleStep
 		_, runErr = app.Train(context.Background(), cfg, app.Streams{Out: io.Discard, Err: io.Discard})
 	})
 	if runErr != nil {
@@ -124,7 +130,7 @@ func TestErrors(t *testing.T) {
 		want string
 	}{
 		{"missing", []string{filepath.Join(rd, "nope")}, 1, "no such file"},
-		{"not a checkpoint", []string{t.TempDir()}, 1, "no SAMem checkpoint here"},
+		{"not a checkpoint", []string{t.TempDir()}, 1, "no checkpoint here"},
 		{"damaged", []string{bad}, 1, checkpoints.QTableFile},
 		{"no method", []string{"-method", "clin", rd}, 1, "clin/checkpoints"},
 		{"bad sort", []string{"-sort", "q", rd}, 1, "unknown sort order"},
@@ -139,5 +145,52 @@ func TestErrors(t *testing.T) {
 				t.Errorf("inspect %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errb.String(), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// Every method's checkpoint opens the same way: inspect shows its memory
+// tables, each titled with the method and the table, -table picks one
+// (and csv writes it), and an unknown table lists those there are.
+func TestEveryMethodShows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains five methods (runs without -short)")
+	}
+	rd := t.TempDir()
+	cfg := app.Defaults()
+	cfg.Run = rd
+	cfg.Methods = []string{"clin", "arigraph", "memstream", "kgplan", "reflexion"}
+	cfg.Workers, cfg.Iterations, cfg.PerType, cfg.Tasks = 2, 1, 1, 6
+	cfg.LLM.EmbedDim = 64
+	if _, err := app.Train(context.Background(), cfg, app.Streams{Out: io.Discard, Err: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"clin": {"memories", "items"}, "arigraph": {"triplets", "episodic", "priors"},
+		"memstream": {"memories"}, "kgplan": {"triplets", "entities", "history"}, "reflexion": {"reflections"},
+	}
+	for m, tables := range want {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"-method", m, "-top", "3", rd}, &out, &errb); code != 0 {
+			t.Fatalf("inspect -method %s: exit %d: %s", m, code, errb.String())
+		}
+		for _, tb := range tables {
+			if !strings.Contains(out.String(), m+" "+tb+" (") {
+				t.Errorf("inspect -method %s shows no table %s:\n%s", m, tb, out.String())
+			}
+		}
+		out.Reset()
+		if code := run(context.Background(), []string{"-table", tables[0], "-format", "csv", "-top", "0", filepath.Join(rd, m)}, &out, &errb); code != 0 || !strings.Contains(strings.SplitN(out.String(), "\n", 2)[0], ",") {
+			t.Errorf("inspect -table %s -format csv %s: exit %d, %q", tables[0], m, code, out.String())
+		}
+		errb.Reset()
+		if code := run(context.Background(), []string{"-table", "nope", filepath.Join(rd, m)}, &out, &errb); code != 1 || !strings.Contains(errb.String(), tables[0]) {
+			t.Errorf("inspect -table nope %s: exit %d, %q", m, code, errb.String())
+		}
+	}
+	// SAMem's memory tables open the same way.
+	sd := trainedRun(t)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-table", "qtable", "-top", "2", sd}, &out, &errb); code != 0 || !strings.Contains(out.String(), "samem qtable (first 2 of") {
+		t.Errorf("inspect -table qtable: exit %d: %s%s", code, out.String(), errb.String())
 	}
 }

@@ -1,8 +1,9 @@
 // Command play plays one task of any environment (household, zmachine,
 // jsonl, agentgym) through the same drivers and configuration (package app)
 // the trainer uses: interactively in a terminal, or scripted with -commands
-// FILE, and with -json one JSON object per step. See docs/USAGE.md and
-// `play -h`.
+// FILE or -walkthrough (the task's own winning commands), and with -json
+// one JSON object per step. A scripted episode plays the whole script
+// unless -max-steps sets a step limit. See docs/USAGE.md and `play -h`.
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -44,6 +46,13 @@ type stepRecord struct {
 // mover is an Env that reads the game's own move counter (zmachine).
 type mover interface{ Moves() (int, bool) }
 
+// scorer is an Env that tells its score before the first step (zmachine).
+type scorer interface{ Score() (score, max float64) }
+
+// walkthroughs is a suite that knows its tasks' winning commands
+// (zmachine: Jericho's suite.json beside the games, TextWorld's .json).
+type walkthroughs interface{ Walkthrough(taskID string) []string }
+
 // maxCommandBytes bounds one line of a -commands file.
 const maxCommandBytes = 64 << 10
 
@@ -56,8 +65,12 @@ interactively, or scripted with -commands FILE (and -json).
 
 // options are play's flags that are not part of the configuration.
 type options struct {
-	split, taskID, commands string
-	list, asJSON            bool
+	split, taskID string
+	list          bool
+	commands      string // a file of commands, "-" for stdin
+	walk          bool   // the task's own walkthrough
+	limited       bool   // -max-steps was given
+	asJSON        bool
 }
 
 // newFlags defines play's flags on a new FlagSet, filling cfg and o.
@@ -68,7 +81,8 @@ func newFlags(cfg *app.Config, o *options) *flag.FlagSet {
 	fset.StringVar(&o.split, "split", envbridge.SplitTrain, "split the task is taken from")
 	fset.StringVar(&o.taskID, "task", "", "task ID to play (default: the first task of -split; -list shows them)")
 	fset.BoolVar(&o.list, "list", false, "list the tasks of -split and exit")
-	fset.StringVar(&o.commands, "commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively")
+	fset.StringVar(&o.commands, "commands", "", "play the actions of `FILE`, one per line (blank lines and lines starting with # are skipped; - is stdin), instead of reading them interactively; the whole file unless -max-steps is given")
+	fset.BoolVar(&o.walk, "walkthrough", false, "play the task's own walkthrough (zmachine: Jericho's suite.json beside the game, or a TextWorld game's .json), every command, unless -max-steps is given")
 	fset.BoolVar(&o.asJSON, "json", false, "print one JSON object per step (step, action, observation, reward, score, max_score, done, won, lost, truncated, moves, admissible)")
 	fset.Usage = func() {
 		fmt.Fprintf(fset.Output(), "%s\nflags:\n", usage)
@@ -92,9 +106,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := validateEnv(&cfg); err != nil {
 		return cli.Code(err, stderr, "play")
 	}
+	if o.walk && o.commands != "" {
+		fmt.Fprintln(stderr, "play: -walkthrough and -commands both give the commands; use one")
+		return cli.ExitUsage
+	}
+	fset.Visit(func(f *flag.Flag) { o.limited = o.limited || f.Name == "max-steps" })
 	ctx, _, stop := cli.Signals(ctx, stderr)
 	defer stop()
-	err := play(ctx, cfg, o.split, o.taskID, o.list, o.commands, o.asJSON, stdin, stdout, stderr)
+	err := play(ctx, cfg, o, stdin, stdout, stderr)
 	return cli.Code(err, stderr, "play")
 }
 
@@ -106,7 +125,8 @@ func validateEnv(cfg *app.Config) error {
 	return c.Validate()
 }
 
-func play(ctx context.Context, cfg app.Config, split, taskID string, list bool, commands string, asJSON bool, stdin io.Reader, stdout, stderr io.Writer) error {
+func play(ctx context.Context, cfg app.Config, o options, stdin io.Reader, stdout, stderr io.Writer) error {
+	split, taskID, list, commands, asJSON := o.split, o.taskID, o.list, o.commands, o.asJSON
 	suite, err := app.NewSuite(ctx, cfg.Env, cfg.Seed)
 	if err != nil {
 		return err
@@ -141,9 +161,20 @@ func play(ctx context.Context, cfg app.Config, split, taskID string, list bool, 
 		}
 	}
 	var in *bufio.Scanner
-	interactive := commands == ""
-	switch commands {
-	case "", "-":
+	interactive := commands == "" && !o.walk
+	var script []string // the walkthrough's commands, empty ones included
+	switch {
+	case o.walk:
+		ws, ok := suite.(walkthroughs)
+		if ok {
+			script = ws.Walkthrough(task.ID)
+		}
+		if len(script) == 0 {
+			return fmt.Errorf("%w: -walkthrough: task %s has no walkthrough (zmachine: suite.json beside the game, or a TextWorld .json)", app.ErrConfig, task.ID)
+		}
+		commands = "the walkthrough"
+		in = bufio.NewScanner(strings.NewReader(""))
+	case commands == "" || commands == "-":
 		in = bufio.NewScanner(stdin)
 	default:
 		f, err := os.Open(commands)
@@ -155,6 +186,11 @@ func play(ctx context.Context, cfg app.Config, split, taskID string, list bool, 
 	}
 	in.Buffer(make([]byte, 4096), maxCommandBytes)
 
+	// A script is played to its end unless a step limit is given (the
+	// environment's default limit is training's and evaluation's).
+	if !interactive && !o.limited {
+		task.MaxSteps = math.MaxInt32
+	}
 	env, err := suite.Open(ctx)
 	if err != nil {
 		return err
@@ -168,23 +204,40 @@ func play(ctx context.Context, cfg app.Config, split, taskID string, list bool, 
 	if !asJSON {
 		fmt.Fprintf(stdout, "task %s: %s\n\n", task.ID, task.Goal)
 	}
-	if err := out.print(stepRecord{Observation: obs.Text, Admissible: obs.Admissible}); err != nil {
+	first := stepRecord{Observation: obs.Text, Admissible: obs.Admissible}
+	if sc, ok := env.(scorer); ok {
+		first.Score, first.MaxScore = sc.Score()
+	}
+	if err := out.print(first); err != nil {
 		return err
 	}
-	step := 0
+	step, pos := 0, 0
+	next := func() (string, bool) {
+		if o.walk {
+			if pos >= len(script) {
+				return "", false
+			}
+			pos++
+			return script[pos-1], true
+		}
+		for in.Scan() {
+			action := strings.TrimSpace(in.Text())
+			if interactive || action != "" && !strings.HasPrefix(action, "#") {
+				return action, true
+			}
+		}
+		return "", false
+	}
 	for {
 		if interactive && !asJSON {
 			fmt.Fprint(stdout, "> ")
 		}
-		if !in.Scan() {
+		action, ok := next()
+		if !ok {
 			if err := in.Err(); err != nil {
 				return fmt.Errorf("read commands: %w", err)
 			}
 			return nil
-		}
-		action := strings.TrimSpace(in.Text())
-		if !interactive && (action == "" || strings.HasPrefix(action, "#")) {
-			continue
 		}
 		step++
 		res, err := env.Step(ctx, action)
@@ -200,10 +253,8 @@ func play(ctx context.Context, cfg app.Config, split, taskID string, list bool, 
 		if res.Done {
 			if !interactive {
 				left := 0
-				for in.Scan() {
-					if a := strings.TrimSpace(in.Text()); a != "" && !strings.HasPrefix(a, "#") {
-						left++
-					}
+				for _, ok := next(); ok; _, ok = next() {
+					left++
 				}
 				if left > 0 {
 					fmt.Fprintf(stderr, "play: the episode ended at step %d; %d command(s) of %s not played\n", step, left, commands)
@@ -240,7 +291,7 @@ func (p *printer) print(r stepRecord) error {
 	if r.Admissible != nil {
 		fmt.Fprintf(&b, "[valid actions: %s]\n", strings.Join(r.Admissible, ", "))
 	}
-	if r.Step > 0 {
+	if r.Step > 0 || r.Score != 0 || r.MaxScore != 0 {
 		fmt.Fprintf(&b, "[score %v of %v, reward %v", r.Score, r.MaxScore, r.Reward)
 		if r.Moves != nil {
 			fmt.Fprintf(&b, ", moves %d", *r.Moves)

@@ -183,3 +183,48 @@ func TestInteractive(t *testing.T) {
 		t.Fatalf("interactive output:\n%s", s)
 	}
 }
+
+// TestWalkthroughFlag: -walkthrough plays the task's own walkthrough from
+// suite.json, every command (zork1's 396, past the default limit of 100),
+// and step 0 reports the opening's score and the maximum (detective scores
+// 10 before the first command); -max-steps still cuts it.
+func TestWalkthroughFlag(t *testing.T) {
+	dir := filepath.Join(sharedGames(t), "jericho")
+	_, err := os.Stat(filepath.Join(dir, "suite.json"))
+	testenv.Need(t, err == nil, fmt.Sprintf("%s/suite.json (Jericho's walkthroughs)", dir))
+	for _, c := range []struct {
+		game  string
+		args  []string
+		steps int
+		won   bool
+		open  [2]float64 // step 0's score and maximum
+	}{
+		{"zork1.z5", nil, 396, true, [2]float64{0, 350}},
+		{"detective.z5", nil, 51, true, [2]float64{10, 360}},
+		{"zork1.z5", []string{"-max-steps", "30"}, 30, false, [2]float64{0, 350}},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"-env", "zmachine", "-game", filepath.Join(dir, c.game), "-walkthrough", "-json"}, c.args...)
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		recs := readRecords(t, out.Bytes())
+		last := recs[len(recs)-1]
+		if last.Step != c.steps || last.Won != c.won || !last.Done || last.Truncated == c.won {
+			t.Errorf("%v: last step %d won %v done %v truncated %v, want step %d won %v", args, last.Step, last.Won, last.Done, last.Truncated, c.steps, c.won)
+		}
+		if recs[0].Score != c.open[0] || recs[0].MaxScore != c.open[1] {
+			t.Errorf("%v: step 0 score %v of %v, want %v of %v", args, recs[0].Score, recs[0].MaxScore, c.open[0], c.open[1])
+		}
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"-env", "zmachine", "-game", filepath.Join(dir, "zork1.z5"), "-walkthrough", "-commands", "-"},
+		strings.NewReader(""), &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "-walkthrough") {
+		t.Errorf("-walkthrough with -commands: exit %d, %q", code, errb.String())
+	}
+	code = run(context.Background(), []string{"-env", "household", "-walkthrough"}, strings.NewReader(""), &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "walkthrough") {
+		t.Errorf("-walkthrough on household: exit %d, %q", code, errb.String())
+	}
+}

@@ -165,7 +165,12 @@ func runGrid(ctx context.Context, cfg app.Config, worlds, seeds string, sizes []
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
 	began := time.Now()
-	total := len(g.WorldSeeds) * len(g.Seeds) * len(g.PerTypes)
+	total := 0
+	for k := range len(g.WorldSeeds) * len(g.Seeds) * len(g.PerTypes) {
+		if cfg.Shard.Takes(k) {
+			total++
+		}
+	}
 	n := 0
 	enc := json.NewEncoder(stdout)
 	pts, err := app.Grid(ctx, g, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop}, func(p app.GridPoint) {
@@ -187,6 +192,9 @@ func runGrid(ctx context.Context, cfg app.Config, worlds, seeds string, sizes []
 	}
 	if err == nil {
 		fmt.Fprintf(stderr, "swept %d runs in %s\n", len(pts), cli.Elapsed(time.Since(began)))
+		if cfg.Shard.Active() {
+			fmt.Fprintf(stderr, "part %s of the grid: when every part is done, go run ./cmd/merge -run %s\n", cfg.Shard.String(), cfg.Run)
+		}
 	}
 	return cli.Code(err, stderr, "sweep")
 }

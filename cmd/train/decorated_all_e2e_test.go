@@ -71,8 +71,10 @@ func TestDecoratedRepliesAllMethods(t *testing.T) {
 	train, eval := binary(t, "train"), binary(t, "eval")
 	srv := llmtest.NewServer(t, decorateByRole(faults.AllReplies()))
 	run := filepath.Join(t.TempDir(), "run")
+	// -memstream-carry: one stream over the training episodes, so that the
+	// stream reflects (its questions and insights roles) in these short runs.
 	model := []string{"-run", run, "-llm", "openai", "-chat-model", "deco-chat", "-embed-model", "deco-embed", "-embed-dim", "32",
-		"-send-dimensions", "-chat-url", srv.URL, "-retries", "5", "-cache", "off", "-workers", "2"}
+		"-send-dimensions", "-chat-url", srv.URL, "-retries", "5", "-cache", "off", "-memstream-carry", "-workers", "2"}
 	out, err := exec.Command(train, append(model, "-method", "all", "-iterations", "1", "-per-type", "1", "-max-steps", "4")...).CombinedOutput()
 	if exitCode(err) != 0 {
 		t.Fatalf("train: %v\n%s", err, out)

@@ -117,8 +117,10 @@ func TestReasoningRepliesAllMethods(t *testing.T) {
 	train, eval := binary(t, "train"), binary(t, "eval")
 	srv := newReasoningServer(t)
 	run := filepath.Join(t.TempDir(), "run")
+	// -memstream-carry: one stream over the training episodes, so that the
+	// stream reflects (its questions and insights roles) in these short runs.
 	model := []string{"-run", run, "-llm", "openai", "-chat-model", "reasoner", "-embed-model", "emb", "-embed-dim", "32",
-		"-send-dimensions", "-chat-url", srv.URL, "-cache", "off", "-workers", "2"}
+		"-send-dimensions", "-chat-url", srv.URL, "-cache", "off", "-memstream-carry", "-workers", "2"}
 	out, err := exec.Command(train, append(model, "-method", "all,reflexion,clin-advice,clin-gen-task", "-iterations", "1", "-per-type", "1", "-max-steps", "4")...).CombinedOutput()
 	if exitCode(err) != 0 {
 		t.Fatalf("train: %v\n%s", err, out)
@@ -186,8 +188,10 @@ func TestStructuredOnAllMethods(t *testing.T) {
 	train, eval := binary(t, "train"), binary(t, "eval")
 	srv := llmtest.NewServer(t, faults.Structured())
 	run := filepath.Join(t.TempDir(), "run")
+	// -memstream-carry: one stream over the training episodes, so that the
+	// stream reflects (its questions and insights roles) in these short runs.
 	model := []string{"-run", run, "-llm", "openai", "-chat-model", "strict", "-embed-model", "emb", "-embed-dim", "32",
-		"-send-dimensions", "-chat-url", srv.URL, "-cache", "off", "-workers", "2", "-structured", "on"}
+		"-send-dimensions", "-chat-url", srv.URL, "-cache", "off", "-memstream-carry", "-workers", "2", "-structured", "on"}
 	out, err := exec.Command(train, append(model, "-method", "all,reflexion,clin-advice,clin-gen-task", "-iterations", "1", "-per-type", "1", "-max-steps", "4")...).CombinedOutput()
 	if exitCode(err) != 0 {
 		t.Fatalf("train: %v\n%s", err, out)
@@ -216,7 +220,7 @@ func TestStructuredOnAllMethods(t *testing.T) {
 	for _, r := range []string{"summarize", "think", "act", "clin.controller", "clin.memory", "arigraph.decide", "arigraph.plan",
 		"arigraph.explore", "arigraph.extract", "arigraph.replace", "memstream.importance", "memstream.questions", "memstream.insights",
 		"memstream.plan", "memstream.decide", "kgplan.update", "kgplan.goal", "kgplan.entities", "reflexion.reflect", "reflexion.act",
-		"summary.update", "summary.act", "fullhistory.act", "clin.advice", "clin.meta_advice", "clin.meta_memory_task", "clin.select"} {
+		"summary.update", "summary.plan", "summary.decide", "fullhistory.plan", "fullhistory.decide", "clin.advice", "clin.meta_advice", "clin.meta_memory_task", "clin.select"} {
 		if !roles[r] {
 			t.Errorf("role %s parsed no reply", r)
 		}

@@ -50,9 +50,10 @@ type Config struct {
 	Splits map[string][]int
 	// WorldType is ALFWorld's world_type: "Text" (default), "Embody" or "Hybrid".
 	WorldType string
-	// MaxSteps is every task's step limit when set. Default: ALFWorld 50;
-	// ScienceWorld the limit of the task type's level, 20, 20 or 40 (both
-	// seed 002 Appendix B.1), known once the suite has been identified.
+	// MaxSteps is every task's step limit when set. Default: ALFWorld 50
+	// (DefaultMaxSteps); ScienceWorld the limit of the task type's level,
+	// 20, 20 or 40 (seed 002 Appendix B.1), known once the suite has been
+	// identified.
 	MaxSteps int
 	// IdentifyWorkers is the number of server-side environments Identify
 	// resets at once. Default 4.

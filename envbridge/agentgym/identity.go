@@ -120,8 +120,10 @@ func (s *Suite) maxSteps(id Identity) int {
 	return DefaultMaxSteps
 }
 
-// DefaultMaxSteps is ALFWorld's step limit (seed 002 Appendix B.1), used
-// also for a ScienceWorld task whose level is unknown.
+// DefaultMaxSteps is the step limit of an ALFWorld task, AgentGym's and
+// the household world's 50 (seed 002 Appendix B.1 gives ScienceWorld's
+// limits, not ALFWorld's), used also for a ScienceWorld task whose level is
+// unknown.
 const DefaultMaxSteps = 50
 
 // Identify learns the type and goal of every configured task index whose

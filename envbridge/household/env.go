@@ -37,6 +37,8 @@ type Env struct {
 	// (handed to the caller, so never written again: each step makes a new one).
 	ops []op
 	adm []string
+	// sub is what the episode has reached of its task (Progress).
+	sub subgoals
 	// Lazily built action strings for cacheFor, indexed o*len(receps)+r.
 	cacheFor                   *spec
 	take, put, cln, heat, cool []string
@@ -72,6 +74,7 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 	e.cold = resetBools(e.cold, n)
 	e.clean = resetBools(e.clean, n)
 	e.lit = resetBools(e.lit, n)
+	e.sub = subgoals{placed: resetBools(e.sub.placed, n)}
 	if e.cacheFor != sp {
 		e.cacheFor = sp
 		for _, c := range []*[]string{&e.take, &e.put, &e.cln, &e.heat, &e.cool} {
@@ -118,10 +121,12 @@ func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, er
 	text := nothingHappens
 	if i := e.find(action); i >= 0 {
 		text = e.apply(e.ops[i])
+		e.noteApplied(e.ops[i])
 	}
 	res := envbridge.StepResult{MaxScore: 1}
 	if e.goalHolds() {
 		res.Reward, res.Won = 1, true
+		e.sub.won = true
 	} else if e.steps >= e.maxSteps {
 		res.Truncated = true
 	}
@@ -315,6 +320,7 @@ func (e *Env) writeContents(b *strings.Builder, r int) {
 		b.WriteString(" is closed.")
 		return
 	}
+	e.noteSeen(r)
 	if rc.openable {
 		b.WriteString("The ")
 		b.WriteString(rc.name)

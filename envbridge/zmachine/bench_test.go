@@ -1,9 +1,11 @@
 package zmachine
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -274,5 +276,69 @@ func BenchmarkDfrotzValidActions(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/op")
 			b.ReportMetric(float64(len(cands)), "candidates")
 		})
+	}
+}
+
+// BenchmarkValidActionsSuite replays the walkthrough of every game of
+// ../shared/games/jericho/suite.json and makes the valid actions, on one
+// machine, before every validEvery-th step (a sample: the whole suite at
+// every step takes minutes): the search's time per step (median and
+// slowest, wall clock and the thread's CPU time) and the recall on the
+// steps whose command changes the object tree (listed: the command itself
+// is in the list; matched: or an action with the same effect). One
+// iteration is the whole suite.
+func BenchmarkValidActionsSuite(b *testing.B) {
+	const validEvery = 25
+	dir := filepath.Join(gamesDir(b), "jericho")
+	games, ok, err := ReadJericho(filepath.Join(dir, JerichoFile))
+	if err != nil || !ok {
+		b.Skipf("no %s in %s: %v", JerichoFile, dir, err)
+	}
+	s, err := NewSuite(ctxT(b), Config{}, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tasks, _ := s.Tasks(envbridge.SplitTrain)
+	var all Recall
+	for b.Loop() {
+		all = Recall{}
+		for _, task := range tasks {
+			jg, ok := games[filepath.Base(s.byID[task.ID].file)]
+			if !ok {
+				continue
+			}
+			env, err := s.OpenEnv(ctxT(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := Replay(context.Background(), env, task, jg.Walkthrough, ReplayOptions{Valid: true, ValidEvery: validEvery})
+			env.Close()
+			if err != nil {
+				b.Fatalf("%s: %v", task.Type, err)
+			}
+			all.Add(res.Recall)
+		}
+	}
+	q := func(ds []time.Duration, p float64) float64 {
+		if len(ds) == 0 {
+			return 0
+		}
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[int(p*float64(len(s)-1))]) / 1e6
+	}
+	b.ReportMetric(float64(all.Steps), "steps")
+	b.ReportMetric(q(all.Times, 0.5), "median-ms")
+	b.ReportMetric(q(all.Times, 1), "max-ms")
+	b.ReportMetric(q(all.CPUTimes, 0.5), "median-cpu-ms")
+	b.ReportMetric(q(all.CPUTimes, 1), "max-cpu-ms")
+	b.ReportMetric(100*float64(all.TreeListed)/float64(max(all.TreeSteps, 1)), "listed-%")
+	b.ReportMetric(100*float64(all.TreeMatched)/float64(max(all.TreeSteps, 1)), "matched-%")
+	b.ReportMetric(float64(all.EmptyActs), "empty")
+	ins := slices.Clone(all.Instructions)
+	slices.Sort(ins)
+	if len(ins) > 0 {
+		b.ReportMetric(float64(ins[len(ins)/2]), "median-instr")
+		b.ReportMetric(float64(ins[len(ins)-1]), "max-instr")
 	}
 }

@@ -68,21 +68,11 @@ func TestDifferentialDfrotz(t *testing.T) {
 					t.Fatal(err)
 				}
 				out, err := p.readTurn(ctxT(t))
-				// A key the driver pressed by itself is, for dfrotz, the
-				// next command of the walkthrough (as it was recorded).
-				for k := 0; k < env.vm.keysAnswered && i+1 < len(c.walk) && err == nil; k++ {
-					i++
-					if err = p.send(c.walk[i]); err != nil {
-						t.Fatal(err)
-					}
-					var more string
-					more, err = p.readTurn(ctxT(t))
-					out += more
-				}
 				if err != nil && !res.Done {
 					t.Fatalf("dfrotz step %d %q: %v", i+1, a, err)
 				}
-				compareTurn(t, i+1, a, res.Text, Clean(out))
+				// The note on a key wait is the driver's, not the game's.
+				compareTurn(t, i+1, a, strings.ReplaceAll(res.Text, menuNote, ""), Clean(out))
 				if t.Failed() {
 					return
 				}

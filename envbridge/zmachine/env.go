@@ -17,6 +17,69 @@ import (
 // read at most a few hundred characters into their parse buffer anyway.
 const maxActionBytes = 200
 
+// maxDfrotzBytes bounds one line sent to dfrotz: its input buffer holds 200
+// characters, and a longer line is read as two, so that every later turn
+// would be read one answer late.
+const maxDfrotzBytes = 190
+
+// dfrotzLine is the line an action is sent to dfrotz as: one line, cut to
+// maxDfrotzBytes; "again" (or "g") repeats the last action, not the score
+// verb the driver sent after it; a backslash, which starts dfrotz's own
+// commands ("\q" quits), is doubled.
+func dfrotzLine(action, last string) string {
+	a := sanitize(action)
+	if w := strings.ToLower(a); (w == "again" || w == "g") && last != "" {
+		return last
+	}
+	a = strings.ReplaceAll(a, `\`, `\\`)
+	if len(a) > maxDfrotzBytes {
+		a = a[:maxDfrotzBytes]
+		for len(a) > 0 && !utf8.ValidString(a) {
+			a = a[:len(a)-1]
+		}
+		// a doubled backslash cut in two leaves one: drop it
+		n := len(a) - len(strings.TrimRight(a, `\`))
+		if n%2 == 1 {
+			a = a[:len(a)-1]
+		}
+	}
+	return a
+}
+
+// answerFileName answers dfrotz's file prompt after an action that asks for
+// one, so that the game's own files stay apart from the driver's saves
+// (name.sav): "save" and "restore" use agent.qzl, "script" (and the other
+// transcripts) agent.scr, each in the private directory.
+func (e *Env) answerFileName(ctx context.Context, line, out string) (string, error) {
+	if !strings.Contains(strings.ToLower(lastLine(out)), "filename") {
+		return out, nil
+	}
+	name := "agent.qzl"
+	switch strings.ToLower(strings.Fields(line + " x")[0]) {
+	case "script", "transcript", "recording", "replay":
+		name = "agent.scr"
+	}
+	more, err := e.turn(ctx, filepath.Join(e.dir, name))
+	if err != nil {
+		return out, err
+	}
+	out += more
+	if strings.Contains(strings.ToLower(lastLine(more)), "overwrite") {
+		more, err = e.turn(ctx, "y")
+		out += more
+	}
+	return out, err
+}
+
+// lastLine is the last non-empty line of text.
+func lastLine(text string) string {
+	t := strings.TrimRight(text, " \n")
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		return t[i+1:]
+	}
+	return t
+}
+
 // Env plays one story file at a time through an interpreter child process.
 // Each Reset starts a fresh interpreter; Close kills it and removes the
 // private directory that holds saved games. Not safe for concurrent use.
@@ -30,8 +93,15 @@ type Env struct {
 	roomTexts []string
 	roomBytes int
 	lastRoom  string
+	lastText  string // the last observation (valid actions try what it names first)
+	// refused are the candidates of earlier valid-action searches of the
+	// episode that were played and changed nothing (by refusalKey), tried
+	// after the others; pending are the present state's, kept when the
+	// episode moves on (so that two searches of one state give one list).
+	refused, pending map[string]bool
 
 	g        *game
+	lastLine string // dfrotz: the last action line sent (not the score verb)
 	maxSteps int
 	steps    int
 	score    float64
@@ -105,10 +175,15 @@ func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, er
 	if e.vm != nil {
 		return e.stepVM(ctx, sanitize(action))
 	}
-	out, err := e.turn(ctx, sanitize(action))
+	line := dfrotzLine(action, e.lastLine)
+	out, err := e.turn(ctx, line)
+	if err == nil {
+		out, err = e.answerFileName(ctx, line, out)
+	}
 	if err != nil {
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
+	e.lastLine = line
 	e.steps++
 	prev := e.score
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: Clean(out)}}

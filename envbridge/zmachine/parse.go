@@ -21,41 +21,82 @@ type Score struct {
 	Max   float64 // best possible; 0 when the game has no score ("out of a possible 0")
 }
 
-// The score reports, after whitespace is collapsed to single spaces (games wrap
-// long lines at 80 columns):
+// The score reports games give, after whitespace is collapsed to single
+// spaces (games wrap long lines at 80 columns). The Infocom and Inform
+// standard forms, and the variants of "out of a possible N" the Jericho
+// suite's games use:
 //
-//	Infocom:            "Your score is 0 (total of 350 points), in 1 move."
-//	Inform / TextWorld: "You have so far scored 10 out of a possible 360, in 2 turns."
-//	at the end:         "In that game you scored 4 out of a possible 4, in 9 turns."
-//	                    "You scored 4 out of a possible 4, in 9 turns." (TextWorld)
+//	"Your score is 0 (total of 350 points), in 1 move."              Infocom
+//	"Your score would be 0 (out of 80 points)."                       planetfall
+//	"You have so far scored 10 out of a possible 360, in 2 turns."    Inform
+//	"In that game you scored 4 out of a possible 4, in 9 turns."      Inform, at the end
+//	"Your score is 0 of a possible 200, in 0 turns."                  later Infocom
+//	"Your potential is 0 of a possible 7, in 0 moves."                zork3
+//	"Your score is 0 points out of 150, in 0 moves."                  hollywood
+//	"In 0 turns, you have achieved a score of 0 out of 25 points."    plundered
+//	"If you quit now you will have scored 10 points out of a maximum of 250."
+//	"[You have 0 out of 100 points, ...]"  "Grunk have 0 out of 7 so far."
+//
+// A report opens with a word that names the score ("score", "scored",
+// "potential"; in an answer to the score command also "have"), then within a
+// few words the score, and "of" or "out of" the maximum.
 var (
-	reInfocomScore = regexp.MustCompile(`(?i)your score (?:is|would be) (-?\d{1,9}) \(total of (\d{1,9}) points?\)`)
-	reInformScore  = regexp.MustCompile(`(?i)(?:you have so far scored|in that game you scored|you scored|you have scored) (-?\d{1,9}) out of a possible (\d{1,9})`)
+	reScoreReport  = regexp.MustCompile(`(?i)\b(?:score|scored|potential)\b[^.\d\n]{0,40}?(-?\d{1,9})\s*(?:points?\s*)?\(?(?:total of|out of|of)\s+(?:a possible\s+|a maximum of\s+|a total of\s+)?(\d{1,9})\b`)
+	reAnswerReport = regexp.MustCompile(`(?i)\b(?:score|scored|potential|have|has)\b[^.\d\n]{0,40}?(-?\d{1,9})\s*(?:points?\s*)?\(?(?:total of|out of|of)\s+(?:a possible\s+|a maximum of\s+|a total of\s+)?(\d{1,9})\b`)
+	reReportMoves  = regexp.MustCompile(`(?i)\bin (\d{1,9}) (?:turns?|moves?)\b`)
 )
 
-// ParseScore finds the last score report in text. ok is false when the text
-// holds none (a game without a score answers the verb with an error).
+// ParseScore finds the last score report in a turn's text (a final report,
+// the answer to the score verb). ok is false when the text holds none (a
+// game without a score answers the verb with an error).
 func ParseScore(text string) (s Score, ok bool) {
+	r, ok := parseReport(text, reScoreReport)
+	return Score{Score: r.Score, Max: r.Max}, ok
+}
+
+// Report is a game's own account of its score: the answer to the score
+// command, or the final report.
+type Report struct {
+	Score    float64
+	Max      float64 // the maximum the report names
+	Moves    int     // the turns or moves it names, when HasMoves
+	HasMoves bool
+}
+
+// ParseAnswer reads the answer to the score command: the forms ParseScore
+// knows and those that open with "have" ("Grunk have 0 out of 7 so far"),
+// which in other text could be anything but a score. The moves are the
+// "in N turns" (or moves) of the same answer.
+func ParseAnswer(text string) (Report, bool) {
+	return parseReport(text, reAnswerReport)
+}
+
+func parseReport(text string, re *regexp.Regexp) (Report, bool) {
 	flat := flatten(text)
-	best := -1
-	for _, re := range []*regexp.Regexp{reInfocomScore, reInformScore} {
-		all := re.FindAllStringSubmatchIndex(flat, -1)
-		if len(all) == 0 {
-			continue
-		}
-		m := all[len(all)-1]
-		if m[0] < best {
-			continue
-		}
-		sc, err1 := strconv.ParseFloat(flat[m[2]:m[3]], 64)
-		mx, err2 := strconv.ParseFloat(flat[m[4]:m[5]], 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		best = m[0]
-		s, ok = Score{Score: sc, Max: mx}, true
+	all := re.FindAllStringSubmatchIndex(flat, -1)
+	if len(all) == 0 {
+		return Report{}, false
 	}
-	return s, ok
+	m := all[len(all)-1]
+	sc, err1 := strconv.ParseFloat(flat[m[2]:m[3]], 64)
+	mx, err2 := strconv.ParseFloat(flat[m[4]:m[5]], 64)
+	if err1 != nil || err2 != nil {
+		return Report{}, false
+	}
+	r := Report{Score: sc, Max: mx}
+	// The moves of this report: "in N turns" after it, or before it in the
+	// same sentence ("In 0 turns, you have achieved a score of ...").
+	from := strings.LastIndexAny(flat[:m[0]], ".!?]") + 1
+	to := len(flat)
+	if k := strings.IndexAny(flat[m[1]:], ".!?]"); k >= 0 {
+		to = m[1] + k
+	}
+	if mv := reReportMoves.FindStringSubmatch(flat[from:to]); mv != nil {
+		if n, err := strconv.Atoi(mv[1]); err == nil {
+			r.Moves, r.HasMoves = n, true
+		}
+	}
+	return r, true
 }
 
 // Ending says how a game ended, as read from its closing text.
@@ -87,21 +128,28 @@ var (
 	// four stars and wider spacing ("****  You have died  ****").
 	reBanner = regexp.MustCompile(`(?m)^\s*\*{2,}\s*([^*\n]{1,80}?)\s*\*{2,}\s*$`)
 	// The closing lines an Inform or TextWorld game prints after the banner.
-	reRestart  = regexp.MustCompile(`(?i)would you like to (?:restart|start over|restore)`)
+	reRestart  = regexp.MustCompile(`(?i)would (?:you|i) like to (?:restart|start over|restore)`)
 	reFinalSum = regexp.MustCompile(`(?i)(?:in that game you scored|^you scored -?\d+ out of a possible)`)
 )
 
 // ParseEnding reports whether text closes the game, and how. "*** The End ***"
 // counts as won: it is what TextWorld prints on success (its failures print
-// "*** You lost! ***"), and for other games the banner words decide.
+// "*** You lost! ***"), and for other games the banner words decide. The
+// game has also ended when its text ends with the final question, which
+// names RESTART and RESTORE (or QUIT, or UNDO) in every Infocom, Inform 6
+// and Inform 7 game: "Would you like to RESTART, RESTORE a saved game or
+// QUIT?", "(Type RESTART, RESTORE, or QUIT)", "Do you want to restart the
+// story, restore a saved position, or quit?", "Time for Grunk to RESTART or
+// RESTORE a saved story or UNDO ...".
 func ParseEnding(text string) Ending {
 	text = clip(text)
 	// Cheap tests first: every banner has "**", every closing line
-	// "would you like to" or "scored" (the regexps cost tens of
-	// microseconds a turn, more than the interpreter in-process).
+	// "restart" or "scored" (the regexps cost tens of microseconds a
+	// turn, more than the interpreter in-process).
 	hasBanner := strings.Contains(text, "**")
 	low := strings.ToLower(text)
-	if !hasBanner && !strings.Contains(low, "would you like to") && !strings.Contains(low, "scored") {
+	final := strings.Contains(low, "restart") && finalQuestion(low)
+	if !hasBanner && !final && !strings.Contains(low, "scored") {
 		return EndNone
 	}
 	for _, m := range reBanner.FindAllStringSubmatch(text, -1) {
@@ -116,12 +164,39 @@ func ParseEnding(text string) Ending {
 			return EndLost
 		}
 	}
+	if final {
+		return EndOther
+	}
 	for _, line := range lines(text) {
-		if reFinalSum.MatchString(strings.TrimSpace(line)) || reRestart.MatchString(line) {
+		if reFinalSum.MatchString(strings.TrimSpace(line)) {
 			return EndOther
 		}
 	}
 	return EndNone
+}
+
+// finalQuestion reports the final question at the end of a turn's text
+// (lower case): its last lines name "restart" with "restore", "quit" or
+// "undo", or ask "would you like to restart".
+func finalQuestion(low string) bool {
+	tail := strings.TrimRight(low, " \n>")
+	// the last four lines
+	for i, n := len(tail)-1, 0; i >= 0; i-- {
+		if tail[i] == '\n' && i+1 < len(tail) && tail[i+1] != '\n' {
+			if n++; n == 4 {
+				tail = tail[i+1:]
+				break
+			}
+		}
+	}
+	if len(tail) > 600 {
+		tail = tail[len(tail)-600:]
+	}
+	if reRestart.MatchString(tail) {
+		return true
+	}
+	return strings.Contains(tail, "restart") &&
+		(strings.Contains(tail, "restore") || strings.Contains(tail, "quit") || strings.Contains(tail, "undo"))
 }
 
 // reNotice matches a score notice on a line of its own: Inform's

@@ -2,6 +2,7 @@ package zmachine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -33,6 +34,44 @@ func TestParseScore(t *testing.T) {
 	}
 }
 
+// TestParseAnswer: the answers the Jericho suite's games give to the score
+// command, with their maximum and moves.
+func TestParseAnswer(t *testing.T) {
+	tests := []struct {
+		text string
+		want Report
+		ok   bool
+	}{
+		{"Your score is 0 (total of 350 points), in 0 moves.\nThis gives you the rank of Beginner.", Report{0, 350, 0, true}, true},
+		{"Your score would be 0 (total of 400 points), in 0 moves.", Report{0, 400, 0, true}, true},
+		{"Your score would be 0 (out of 80 points). It is Day 1 of your adventure.", Report{0, 80, 0, false}, true},
+		{"You have so far scored 36 out of a possible 350, in 0 turns, earning you the\nrank of Adventurer.", Report{36, 350, 0, true}, true},
+		{"I have so far scored 0 out of a possible 100, in 0 turns.", Report{0, 100, 0, true}, true},
+		{"Your score is 0 of a possible 200, in 0 turns.", Report{0, 200, 0, true}, true},
+		{"Your potential is 0 of a possible 7, in 0 moves.", Report{0, 7, 0, true}, true},
+		{"Your score is 12 points out of 150, in 40 moves.", Report{12, 150, 40, true}, true},
+		{"In 196 turns, you have achieved a score of 25 out of 25 points.", Report{25, 25, 196, true}, true},
+		{"> If you quit now you will have scored 10 points out of\na maximum of 250.", Report{10, 250, 0, false}, true},
+		{"[You have 0 out of 100 points, which earns you a ranking of Chief Superintendent]", Report{0, 100, 0, false}, true},
+		{"Grunk have 0 out of 7 so far.", Report{0, 7, 0, false}, true},
+		{"Your score is 0 out of a possible 250.\nThis score gives you the rank of a chicken of the sea.", Report{0, 250, 0, false}, true},
+		{"[Your score is 100 points out of 100, in 608 moves. This gives you the rank of\nTOURIST.]", Report{100, 100, 608, true}, true},
+		{"This game does not use a point-scoring system, so the only score is the one you\ngive yourself.", Report{}, false},
+		{"There is no scoring in this game, only winning and losing.", Report{}, false},
+		{"You have 3 keys.", Report{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseAnswer(tt.text)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseAnswer(%q) = %+v, %v, want %+v, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+	// In a turn's text, "have" opens no report.
+	if s, ok := ParseScore("You have 2 out of 3 keys."); ok {
+		t.Errorf("ParseScore read %+v in a sentence that is no report", s)
+	}
+}
+
 func TestParseEnding(t *testing.T) {
 	tests := []struct {
 		text string
@@ -48,6 +87,13 @@ func TestParseEnding(t *testing.T) {
 		{"You have so far scored 3 out of a possible 7, in 2 turns.", EndNone},
 		{"The sign says *** DANGER *** in red.", EndNone},
 		{"Taken.\n\n>", EndNone},
+		// The final question in the wordings of the suite's games.
+		{"Your score is 100 points out of 100, in 168 moves.\n\nDo you want to restart the story, restore a saved position, or quit?\n\n(Type RESTART, RESTORE or QUIT.)\n>", EndOther},
+		{"I have so far scored 100 out of a possible 100, in 780 turns.\n\nWould I like to RESTART, RESTORE a saved game, give the FULL score for that game or QUIT?\n>", EndOther},
+		{"Grunk have 6 out of 7 that time.\n\nTime for Grunk to RESTART or RESTORE a saved story or UNDO what Grunk just do or tell FULL score or just QUIT?\n>", EndOther},
+		{"   You may start over, restore a saved position, or end this session of the game. (Type RESTART, RESTORE, or QUIT):\n>", EndOther},
+		// A hint that names RESTART in the middle of a turn ends nothing.
+		{"You can RESTART or RESTORE at any time.\n\nThe hall is quiet.\nA door leads north.\nThere is a lamp here.\nIt is dark outside.\n>", EndNone},
 	}
 	for _, tt := range tests {
 		if got := ParseEnding(tt.text); got != tt.want {
@@ -136,6 +182,9 @@ func FuzzParse(f *testing.F) {
 		"[Your score has just gone up by ten points.]\n\n>",
 		"*** The End ***\n\nYou scored 4 out of a possible 4, in 9 turns.\n\nWould you like to RESTART, RESTORE a saved game, QUIT or UNDO the last command?\n> ",
 		"****  You have died  ****",
+		"In 196 turns, you have achieved a score of 25 out of 25 points.",
+		"[Press RETURN or ENTER to begin.]",
+		"(Type RESTART, RESTORE, or QUIT)\n>",
 		"  _\n | $$\n\n\nYou are hungry!\n\n\nKitchen.\n>",
 		strings.Repeat("x", 5000) + "\n>",
 	} {
@@ -143,7 +192,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		ParseScore(text)
+		ParseAnswer(text)
 		ParseEnding(text)
+		asksReturn(text)
+		NormalizeCommand(text)
+		typedKeys(text)
 		Objective(text)
 		promptEnd([]byte(text))
 		c := Clean(text)
@@ -178,5 +231,83 @@ func BenchmarkParse(b *testing.B) {
 				ParseScore("You have so far scored 10 out of a possible 360, in 2 turns.\n\n>")
 			}
 		})
+	}
+}
+
+// TestAsksReturn: a line that asks only for RETURN is a key wait in
+// disguise (version 3 games read a line for it).
+func TestAsksReturn(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"kiss...\n\n[Press RETURN or ENTER to begin.]\n", true},
+		{"We are about to give you your score. Put on your peril-sensitive sunglasses now.\n(Hit RETURN or ENTER when ready.) >", true},
+		{"Press the RETURN key to continue.", true},
+		{"Press RETURN to begin.\n\nWest of House\nYou are standing in a field.\n>", false},
+		{"Type your first name.\n>", false},
+	} {
+		if got := asksReturn(c.text); got != c.want {
+			t.Errorf("asksReturn(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestTypedKeys: an action at a key wait is its keys: a key name's, or its
+// characters as typed.
+func TestTypedKeys(t *testing.T) {
+	for _, c := range []struct {
+		action string
+		want   []uint16
+	}{
+		{"", []uint16{13}},
+		{"Return", []uint16{13}},
+		{" space ", []uint16{' '}},
+		{"down", []uint16{130}},
+		{"esc", []uint16{27}},
+		{"No", []uint16{'N', 'o'}},
+		{"2", []uint16{'2'}},
+		{"é", []uint16{13}},
+	} {
+		if got := typedKeys(c.action); !slices.Equal(got, c.want) {
+			t.Errorf("typedKeys(%q) = %v, want %v", c.action, got, c.want)
+		}
+	}
+}
+
+// TestNormalizeCommand: the form the valid-action recall compares commands
+// in.
+func TestNormalizeCommand(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"N", "north"},
+		{"go north", "north"},
+		{"GET THE LAMP", "take lamp"},
+		{"x a small mailbox", "examine small mailbox"},
+		{"put  egg in  an  case", "put egg in case"},
+		{"l", "look"},
+		{"", ""},
+	} {
+		if got := NormalizeCommand(c.in); got != c.want {
+			t.Errorf("NormalizeCommand(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestDfrotzLine: a line for dfrotz repeats the last action for "again",
+// doubles backslashes and stays within dfrotz's input buffer.
+func TestDfrotzLine(t *testing.T) {
+	long := strings.Repeat("x", 189) + `\`
+	for _, c := range []struct{ action, last, want string }{
+		{"again", "open door", "open door"},
+		{"G", "open door", "open door"},
+		{"g", "", "g"},
+		{`say \q`, "", `say \\q`},
+		{strings.Repeat("a", 300), "", strings.Repeat("a", maxDfrotzBytes)},
+		{long, "", strings.Repeat("x", 189)},
+	} {
+		got := dfrotzLine(c.action, c.last)
+		if got != c.want || len(got) > maxDfrotzBytes {
+			t.Errorf("dfrotzLine(%q, %q) = %q, want %q", c.action, c.last, got, c.want)
+		}
 	}
 }

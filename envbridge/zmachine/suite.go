@@ -39,6 +39,10 @@ type Config struct {
 	// ValidActions fills every observation's Admissible list with the valid
 	// actions (in-process only; see Env.ValidActions).
 	ValidActions bool
+	// ValidBudget bounds the Z-machine instructions one valid-action search
+	// spends on its candidates (the last candidate tried is the one that
+	// passes it): 0 is DefaultValidBudget, a negative value no bound.
+	ValidBudget int
 	// Args are the interpreter's options before the seed and the story file.
 	// Default: -m (no MORE prompts) -p (plain ASCII) -q (quiet) -Z 0 (no
 	// interpreter warnings in the game text). The seed goes as "-s SEED" and
@@ -77,6 +81,23 @@ var (
 	// ErrNoGames is returned for a folder without story files.
 	ErrNoGames = errors.New("no story files")
 )
+
+// DefaultValidBudget is the default Config.ValidBudget: 2,000,000
+// instructions, 11 to 15 ms on one core at the 134 to 188 million
+// instructions per CPU-second zvm runs Inform games at (README,
+// Benchmarks).
+const DefaultValidBudget = 2_000_000
+
+// validBudget is the search's budget in instructions; 0 for none.
+func (c Config) validBudget() uint64 {
+	switch {
+	case c.ValidBudget < 0:
+		return 0
+	case c.ValidBudget == 0:
+		return DefaultValidBudget
+	}
+	return uint64(c.ValidBudget)
+}
 
 // dfrotz reports whether games run as dfrotz child processes.
 func (c Config) dfrotz() bool { return c.Interpreter != "" && c.Interpreter != "zvm" }
@@ -147,6 +168,11 @@ type game struct {
 	cleanStart, cleanRight *Layout
 	story                  []byte   // the story file (in-process)
 	binding                *Binding // never nil
+	from                   scoreFrom
+	scoreGlobal            int // the globals of fromGlobal, -1 for none
+	movesGlobal            int
+	jericho                *JerichoGame // the game's entry in its folder's JerichoFile, or nil
+	player                 playerWatch  // learnt by watching the player move
 }
 
 // Suite offers the games of one story file or of a folder of story files
@@ -213,14 +239,15 @@ func NewSuite(ctx context.Context, cfg Config, path string) (*Suite, error) {
 		return nil, fmt.Errorf("zmachine suite: %w", err)
 	}
 	defer os.RemoveAll(dir)
+	jericho := map[string]map[string]JerichoGame{}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		if st.IsDir() {
 			rel, _ := filepath.Rel(abs, f)
 			name = filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel)))
 		}
-		g := &game{name: name, file: f}
-		if err := s.probe(ctx, g, dir); err != nil {
+		g := &game{name: name, file: f, scoreGlobal: -1, movesGlobal: -1}
+		if err := s.probe(ctx, g, dir, jericho); err != nil {
 			return nil, fmt.Errorf("zmachine suite: game %s: %w", name, err)
 		}
 		s.games = append(s.games, g)
@@ -314,10 +341,20 @@ func readStory(g *game, hasDesc bool, extra []*Binding) error {
 
 // probe plays the opening of g and asks its score (in a throwaway run,
 // before any episode).
-func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
+func (s *Suite) probe(ctx context.Context, g *game, dir string, jericho map[string]map[string]JerichoGame) error {
 	desc, walk, hasDesc, err := readDesc(g.file)
 	if err != nil {
 		return err
+	}
+	if !hasDesc {
+		jg, ok, err := jerichoOf(g.file, jericho)
+		if err != nil {
+			return err
+		}
+		if ok {
+			g.jericho = &jg
+			walk = jg.Walkthrough
+		}
 	}
 	g.binding = &defaultBinding
 	// dfrotz reads the file itself and says what is wrong with it; its
@@ -325,7 +362,11 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 	if err := readStory(g, hasDesc, s.cfg.Bindings); err != nil && !s.cfg.dfrotz() {
 		return err
 	}
-	var opening, out string
+	var (
+		opening string
+		rep     Report
+		hasRep  bool
+	)
 	if s.cfg.dfrotz() {
 		p, op, err := s.start(ctx, g, s.seedOf(g, s.cfg.Seed), dir)
 		if err != nil {
@@ -335,31 +376,27 @@ func (s *Suite) probe(ctx context.Context, g *game, dir string) error {
 		if err := p.send(s.cfg.ScoreVerb); err != nil {
 			return err
 		}
-		if out, err = p.readTurn(ctx); err != nil {
+		out, err := p.readTurn(ctx)
+		if err != nil {
 			return fmt.Errorf("score: %w", err)
 		}
 		opening = op
+		sc, ok := ParseScore(out)
+		rep, hasRep = Report{Score: sc.Score, Max: sc.Max}, ok
 	} else {
 		vg, op, err := s.startVM(g, s.seedOf(g, s.cfg.Seed))
 		if err != nil {
 			return err
 		}
 		opening = op
-		if !vg.halted && !vg.waitKey {
-			if err := vg.input("score"); err != nil {
-				return fmt.Errorf("score: %w", err)
-			}
-			if out, err = vg.run(); err != nil {
-				return fmt.Errorf("score: %w", err)
-			}
-		}
+		rep, hasRep = vg.askScore()
+		g.from, g.scoreGlobal, g.movesGlobal = scoreSource(g.binding, vg, isTimeGame(g.story), rep, hasRep)
 	}
-	sc, ok := ParseScore(out)
 	// "out of a possible 0" (TextWorld's clean) is no score: the verb is not
 	// asked every step then.
-	g.hasScore = ok && sc.Max > 0
-	g.maxScore = sc.Max
-	if g.binding.MaxScore > 0 {
+	g.hasScore = hasRep && rep.Max > 0
+	g.maxScore = rep.Max
+	if g.maxScore == 0 && g.binding.MaxScore > 0 {
 		g.hasScore, g.maxScore = true, g.binding.MaxScore
 	}
 	if g.maxScore == 0 && hasDesc {
@@ -514,7 +551,8 @@ func (s *Suite) Tasks(split string) ([]envbridge.Task, error) {
 }
 
 // Walkthrough returns the winning command sequence of the game a task plays
-// (from its TextWorld .json), or nil when unknown.
+// (from its TextWorld .json, or the JerichoFile of its folder), or nil when
+// unknown.
 func (s *Suite) Walkthrough(taskID string) []string {
 	if g, ok := s.byID[taskID]; ok {
 		return slices.Clone(g.walk)
@@ -554,4 +592,36 @@ func splitBanner(opening string) (banner, rest string) {
 		}
 	}
 	return strings.Join(ls[:end], "\n"), strings.Join(ls[end:], "\n")
+}
+
+// ScoreSource says where the driver reads the score of the game a task
+// plays (in-process): "status line", "version 3 status globals", "global
+// 17, moves global 18", "asked" (the score command, on the machine and
+// undone, after every turn), "ending" or "none"; "" for an unknown task.
+func (s *Suite) ScoreSource(taskID string) string {
+	g, ok := s.byID[taskID]
+	if !ok {
+		return ""
+	}
+	var src string
+	switch g.from {
+	case fromV3:
+		src = "version 3 status globals"
+	case fromStatus:
+		src = "status line"
+	case fromGlobal:
+		src = fmt.Sprintf("global %d", g.scoreGlobal)
+	case fromWording:
+		src = "wording"
+	case fromEnding:
+		src = "ending"
+	case fromAsk:
+		src = "asked"
+	default:
+		src = "none"
+	}
+	if g.movesGlobal >= 0 {
+		src += fmt.Sprintf(", moves global %d", g.movesGlobal)
+	}
+	return src
 }

@@ -1,13 +1,18 @@
 package zmachine
 
 import (
+	"bytes"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"slices"
+
 	"github.com/samem/trainer/envbridge"
+	"github.com/samem/trainer/envbridge/zmachine/zvm"
 )
 
 // Valid actions, as Jericho's get_valid_actions (Hausknecht et al. 2020,
@@ -32,6 +37,13 @@ import (
 //     word gave 61 ("take room", "take west", "take golden", "take
 //     locker" ...).
 //
+// Candidates an earlier search of the episode played to no change are
+// tried after the others (Env.refused): most refusals hold ("That's not
+// something you can open."), and the instruction budget is better spent
+// on what was not tried. A refusal is remembered with its object as it was
+// (number, parent, attributes), so that "open door" refused while the door
+// was locked is back in its place once the door changes.
+//
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
 // changes it) or the score changed. Tree bytes that a plain "look" changes
@@ -44,20 +56,20 @@ import (
 var (
 	validMoves = []string{"north", "south", "east", "west", "northeast", "northwest",
 		"southeast", "southwest", "up", "down", "in", "out"}
-	validAlone = []string{"stand", "sit", "jump", "pray", "dig", "swim", "climb", "exit", "sleep", "wake"}
-	validOne   = []string{"take", "drop", "open", "close", "push", "pull", "turn", "move", "eat",
-		"drink", "wear", "remove", "light", "extinguish", "enter", "climb", "kill", "attack",
-		"break", "lock", "unlock", "wave", "ring", "inflate", "deflate", "fill", "empty",
-		"shake", "rub", "burn", "search", "touch", "squeeze", "kiss", "buy", "cut", "switch"}
-	validTwo = []struct{ verb, prep string }{
-		{"put", "in"}, {"put", "on"}, {"unlock", "with"}, {"lock", "with"}, {"give", "to"},
-		{"throw", "at"}, {"attack", "with"}, {"tie", "to"}, {"cut", "with"}, {"open", "with"},
-		{"insert", "in"}, {"show", "to"},
-	}
+	moveAbbrevs = []string{"n", "s", "e", "w", "ne", "nw", "se", "sw", "u", "d", "in", "out"}
 )
 
 // maxValidObjects bounds the objects in view tried (the nearest first).
 const maxValidObjects = 24
+
+// maxTextNouns bounds the things the last text names that no object in
+// view is called, tried as objects.
+const maxTextNouns = 6
+
+// maxCandidates bounds the candidates a search makes (and those it puts
+// back): the budget stops a search after some hundreds, and one that finds
+// nothing goes on for at most three budgets more.
+const maxCandidates = 4000
 
 // ValidActions returns the actions that change the world now, tried from a
 // snapshot; the game is left exactly as it was. It needs the in-process
@@ -74,17 +86,49 @@ func (e *Env) ValidActions() ([]string, error) {
 
 // validActions is ValidActions on at most workers machines.
 func (e *Env) validActions(workers int) ([]string, error) {
+	r, err := e.search(workers, nil, false)
+	return r.actions, err
+}
+
+// searchResult is a valid-action search: the actions kept, the world each
+// leads to, the world of the state itself (as a turn that changes nothing
+// leaves it), and the worlds the extra actions lead to (ok false where one
+// could not be played).
+type searchResult struct {
+	actions []string
+	keys    []worldKey
+	base    worldKey
+	extra   []worldKey
+	extraOK []bool
+	// candidates were made, tried of them played (the budget cuts).
+	candidates, tried int
+}
+
+// search tries the candidates, then the extra actions, from the current
+// state on at most workers machines.
+func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult, error) {
 	if e.closed {
-		return nil, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
+		return searchResult{}, fmt.Errorf("zmachine valid actions: %w", envbridge.ErrClosed)
 	}
 	vg := e.vm
 	if vg == nil {
-		return nil, fmt.Errorf("zmachine valid actions: %w", ErrNoMachine)
+		return searchResult{}, fmt.Errorf("zmachine valid actions: %w", ErrNoMachine)
 	}
 	if vg.halted || vg.waitKey {
-		return nil, nil
+		return searchResult{}, nil
 	}
-	cands := e.candidates()
+	var list []candidate
+	if !onlyExtra {
+		list = e.candidateList()
+	}
+	nCand := len(list)
+	for _, x := range extra {
+		list = append(list, candidate{text: x})
+	}
+	cands := make([]string, len(list))
+	for i, c := range list {
+		cands[i] = c.text
+	}
 	m := vg.m
 	snap := m.Snapshot()
 	saved := *vg
@@ -94,30 +138,133 @@ func (e *Env) validActions(workers int) ([]string, error) {
 	}()
 	n := m.NumObjects()
 	baseTree := treeBytes(m, n, nil)
-	// Bookkeeping the game does on any turn (Inform 7 marks objects as
-	// mentioned when it lists them) is no change: the bytes a "look" from
-	// the same snapshot changes are masked out, as Jericho masks per-game
-	// attribute bits.
-	mask := make([]bool, len(baseTree))
-	if err := m.Input("look"); err == nil {
-		if _, err := vg.run(); err == nil {
-			for i, b := range treeBytes(m, n, nil) {
-				if i < len(mask) && b != baseTree[i] {
-					mask[i] = true
-				}
+	// What the game does on any turn is no change: bookkeeping (Inform 7
+	// marks objects as mentioned when it lists them) and what happens
+	// while time passes (a wandering thief, a ticking device). The bits
+	// that "look" and "wait" change from the same snapshot are masked out
+	// ("look" takes no time in some games), as Jericho masks per-game
+	// attribute bits; an attribute either changes on two objects or more
+	// is bookkeeping and masked on every object.
+	mask := make([]byte, len(baseTree))
+	entry, attrBytes := 9, 4
+	if m.Version() > 3 {
+		entry, attrBytes = 14, 6
+	}
+	attrSeen := make([]byte, attrBytes) // bits changed on one object so far
+	attrMask := make([]byte, attrBytes) // bits changed on two or more
+	dict := vg.dictionary()
+	for _, c := range []string{"look", "wait"} {
+		if !dict.has(c) {
+			continue
+		}
+		if _, ok := vg.playFrom(snap, saved, c); !ok {
+			continue
+		}
+		for i, b := range treeBytes(m, n, nil) {
+			if i >= len(mask) || b == baseTree[i] {
+				continue
+			}
+			d := b ^ baseTree[i]
+			mask[i] |= d
+			if j := i % entry; j < attrBytes {
+				attrMask[j] |= attrSeen[j] & d
+				attrSeen[j] |= d
 			}
 		}
 	}
+	for i := range mask {
+		if j := i % entry; j < attrBytes {
+			mask[i] |= attrMask[j]
+		} else if mask[i] != 0 {
+			mask[i] = 0xff // a parent, sibling or child pointer: the whole byte
+		}
+	}
 	base := worldKey{tree: maskedHash(baseTree, mask)}
-	baseScore, _ := vg.score("", e.score, false)
-	base.score = baseScore
+	base.score = e.score
 
-	// Each candidate's world, or ok false when it could not be played.
+	// Each candidate's world, or ok false when it was not played; the
+	// instructions it ran. Candidates are tried in order until the
+	// instructions of those done pass the budget; the extra actions are
+	// always tried. An object the game says is not here (the parser's
+	// answer to a one-word-object command about it: "You can't see any
+	// such thing.") is not tried again in this search.
+	//
+	// So that the list is the same whatever the workers, what is skipped
+	// and where the budget cuts are decided along the done prefix of the
+	// candidates (the frontier): a worker stops only when the candidates
+	// before the frontier, all done, pass the budget, and skips a
+	// candidate only when an earlier one done found its object absent.
 	keys := make([]worldKey, len(cands))
 	ok := make([]bool, len(cands))
+	cost := make([]uint64, len(cands))
+	absent := make([]bool, len(cands))
+	budget := e.suite.cfg.validBudget()
+	var (
+		mu       sync.Mutex
+		done     = make([]bool, nCand)
+		frontier int
+		frontSum uint64
+		firstOut = map[string]int{} // along the frontier: object -> first candidate that found it absent
+		gone     = map[string]int{} // any done: object -> earliest candidate that found it absent
+	)
+	skipAt := func(i int) bool { // in order along the frontier
+		o := list[i].obj
+		if o == "" {
+			return false
+		}
+		if j, ok := firstOut[o]; ok && j < i {
+			return true
+		}
+		if absent[i] {
+			firstOut[o] = i
+		}
+		return false
+	}
+	start := func(i int) bool {
+		if i >= nCand {
+			return true
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for frontier < nCand && done[frontier] {
+			if !skipAt(frontier) {
+				frontSum += cost[frontier]
+			}
+			frontier++
+		}
+		if budget > 0 && frontSum > budget {
+			return false
+		}
+		if j, ok := gone[list[i].obj]; ok && j < i && list[i].obj != "" {
+			done[i] = true // ruled out: no instructions
+			return false
+		}
+		return true
+	}
+	finish := func(i int) {
+		if i >= nCand {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done[i] = true
+		if o := list[i].obj; absent[i] {
+			if j, ok := gone[o]; !ok || i < j {
+				gone[o] = i
+			}
+		}
+	}
 	try := func(g *vmGame, from vmGame, i int, buf []byte) []byte {
+		if !start(i) {
+			return buf
+		}
 		*g = from
 		g.m.Restore(snap)
+		e0 := g.m.Executed()
+		defer func() {
+			cost[i] = g.m.Executed() - e0
+			finish(i)
+		}()
 		if err := g.m.Input(cands[i]); err != nil {
 			return buf
 		}
@@ -125,9 +272,16 @@ func (e *Env) validActions(workers int) ([]string, error) {
 		if err != nil {
 			return buf
 		}
-		sc, _ := g.score(text, e.score, false)
+		if i < nCand && list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {
+			absent[i] = true
+		}
+		sc := g.candidateScore(text, e.score)
 		buf = treeBytes(g.m, n, buf)
-		keys[i], ok[i] = worldKey{tree: maskedHash(buf, mask), score: sc}, true
+		tree := base.tree
+		if !bytes.Equal(buf, baseTree) { // most candidates change nothing
+			tree = maskedHash(buf, mask)
+		}
+		keys[i], ok[i] = worldKey{tree: tree, score: sc}, true
 		return buf
 	}
 	workers = min(workers, maxValidWorkers, (len(cands)+minPerWorker-1)/minPerWorker)
@@ -161,16 +315,94 @@ func (e *Env) validActions(workers int) ([]string, error) {
 		}
 		wg.Wait()
 	}
+	// The list is the candidates up to the first whose instructions,
+	// added to those of all before it, pass the budget: the same whatever
+	// the workers (a worker stops taking candidates only once the
+	// candidates done pass the budget, so every one before the cut was
+	// played).
+	// The skips, in candidate order: a candidate about an object an
+	// earlier one found absent is out, and its instructions do not count.
+	first := map[string]int{}
+	skip := make([]bool, nCand)
+	for i := 0; i < nCand; i++ {
+		if o := list[i].obj; o != "" {
+			if j, ok := first[o]; ok && j < i {
+				skip[i] = true
+			} else if absent[i] {
+				first[o] = i
+			}
+		}
+	}
+	tried := nCand
+	if budget > 0 {
+		var sum uint64
+		for i := 0; i < nCand; i++ {
+			if skip[i] {
+				continue
+			}
+			sum += cost[i]
+			if sum > budget {
+				tried = i + 1
+				break
+			}
+		}
+	}
+	// What was played and changed nothing is put back in the searches
+	// after this state's (pending until the episode moves on).
+	pending := map[string]bool{}
+	for i := 0; i < tried; i++ {
+		if ok[i] && !skip[i] && keys[i] == base && list[i].key != "" {
+			pending[list[i].key] = true
+		}
+	}
+	e.pending = pending
+	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
 	seen := map[worldKey]bool{base: true}
-	var out []string
-	for i, c := range cands {
-		if !ok[i] || seen[keys[i]] {
+	for i, c := range cands[:tried] {
+		if !ok[i] || skip[i] || seen[keys[i]] {
 			continue
 		}
 		seen[keys[i]] = true
-		out = append(out, c)
+		r.actions = append(r.actions, c)
+		r.keys = append(r.keys, keys[i])
 	}
-	return out, nil
+	// An empty list is no list: past the budget, the rest of the
+	// candidates are tried in order, on this machine, until one changes
+	// the world or three budgets more are spent (the same on any number of
+	// workers: it starts where the budget cut).
+	buf := make([]byte, 0, len(baseTree))
+	e0 := m.Executed()
+	out := map[string]bool{}
+	for i := 0; i < r.tried; i++ {
+		if absent[i] {
+			out[list[i].obj] = true
+		}
+	}
+	for i := r.tried; len(r.actions) == 0 && i < nCand && (budget == 0 || m.Executed()-e0 <= 3*budget); i++ {
+		r.tried = i + 1
+		if o := list[i].obj; o != "" && out[o] {
+			continue
+		}
+		text, ok := vg.playFrom(snap, saved, cands[i])
+		if !ok {
+			continue
+		}
+		if list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {
+			out[list[i].obj] = true
+			continue
+		}
+		sc := vg.candidateScore(text, e.score)
+		buf = treeBytes(m, n, buf)
+		k := worldKey{tree: base.tree, score: sc}
+		if !bytes.Equal(buf, baseTree) {
+			k.tree = maskedHash(buf, mask)
+		}
+		if k != base {
+			r.actions = append(r.actions, cands[i])
+			r.keys = append(r.keys, k)
+		}
+	}
+	return r, nil
 }
 
 // minPerWorker is the fewest candidates worth another machine.
@@ -188,91 +420,395 @@ type worldKey struct {
 	score float64
 }
 
-// candidates builds the candidate actions of the current state.
+// candidates builds the candidate actions of the current state, in the
+// order they are tried: the directions the dictionary holds, then the
+// templates (the game's grammar from its JerichoFile entry, else
+// defaultTemplates) tier by tier, filled with the objects in view: "take"
+// only with objects not carried and "drop" only with carried ones; a
+// two-object template with a carried object and one in view ("put OBJ in
+// OBJ", "unlock OBJ with OBJ"), or for "from" with an object and what
+// holds it ("take OBJ from OBJ"). Each command once.
 func (e *Env) candidates() []string {
-	dict := e.vm.dictionary()
-	var out []string
-	for _, d := range validMoves {
+	cs := e.candidateList()
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.text
+	}
+	return out
+}
+
+// candidate is a command the search tries, and the object it is about
+// ("" for none; a two-object command's first). key is what a refusal of
+// it is remembered by (refusalKey; "" for one never put back).
+type candidate struct {
+	text, obj, key string
+}
+
+// candidateList is candidates with each one's object, at most
+// maxCandidates of them not refused before (refusalKey), followed by at
+// most maxCandidates that were.
+func (e *Env) candidateList() (out []candidate) {
+	vg := e.vm
+	dict := vg.dictionary()
+	seen := map[string]bool{}
+	var back []candidate // refused in an earlier search: tried last
+	keyed := false       // past the moves and answers, which are never put back
+	var objKey map[string]string
+	var room string
+	full := func() bool { return len(out) >= maxCandidates }
+	addAbout := func(obj, c string) {
+		if seen[c] || full() {
+			return
+		}
+		seen[c] = true
+		cand := candidate{text: c, obj: obj}
+		if keyed {
+			if k, ok := objKey[obj]; ok {
+				cand.key = c + k
+			} else {
+				cand.key = c + room
+			}
+			if e.refused[cand.key] {
+				if len(back) < maxCandidates {
+					back = append(back, cand)
+				}
+				return
+			}
+		}
+		out = append(out, cand)
+	}
+	defer func() { out = append(out, back...) }()
+	add := func(c string) { addAbout("", c) }
+	for i, d := range validMoves {
+		// a dictionary without "northeast" may know "ne"
 		if dict.has(d) {
-			out = append(out, d)
+			add(d)
+		} else if a := moveAbbrevs[i]; dict.has(a) {
+			add(a)
 		}
 	}
-	for _, v := range validAlone {
-		if dict.verb(v) {
-			out = append(out, v)
+	// A question ("Do you want to keep waiting?") is answered first.
+	if asksQuestion(e.lastText) {
+		for _, a := range []string{"yes", "no"} {
+			if dict.has(a) {
+				add(a)
+			}
 		}
 	}
 	w, err := e.World()
 	if err != nil {
 		return out
 	}
-	inView, held := objectsInView(w, dict)
+	inView, held, holder, ids := objectsInView(w, dict, vg.localGlobals(w))
+	// A refusal is remembered with the object as it is now (its number,
+	// parent and attributes: "open door" refused while the door is locked
+	// is tried in order again once the door changes), or, for a command
+	// about no object of the tree, with the room.
+	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
+	objKey = make(map[string]string, len(ids))
+	for name, id := range ids {
+		o, _ := w.Object(id)
+		objKey[name] = fmt.Sprintf("|%d/%d/%v", id, o.Parent, o.Attrs)
+	}
 	if len(inView) == 0 {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
 		// entering the room name stand for the objects in view.
 		inView = dict.nounsIn(strings.Join(e.roomTexts, "\n"), e.lastRoom)
 	}
-	one := validOne
-	if len(e.vm.b.Verbs) > 0 {
-		one = e.vm.b.Verbs
+	// Things the last text names that no object in view is called
+	// (spells in a book, the far end of a room): tried after those.
+	if len(inView) > 0 {
+		have := map[string]bool{}
+		for _, o := range inView {
+			for _, w := range strings.Fields(o) {
+				have[w] = true
+			}
+		}
+		k := 0
+		for _, nn := range dict.nounsIn(e.lastText, e.lastRoom) {
+			f := strings.Fields(nn)
+			if have[f[len(f)-1]] || k >= maxTextNouns {
+				continue
+			}
+			inView = append(inView, f[len(f)-1])
+			have[f[len(f)-1]] = true
+			k++
+		}
 	}
-	for _, v := range one {
-		if !dict.verb(v) {
-			continue
+	inView = salient(inView, e.lastText)
+	isHeld := map[string]bool{}
+	for _, h := range held {
+		isHeld[h] = true
+	}
+	var near, carried []string // in view and not carried; carried, salient first
+	for _, o := range inView {
+		if isHeld[o] {
+			carried = append(carried, o)
+		} else {
+			near = append(near, o)
+		}
+	}
+	ts := vg.templates(e.g)
+	for tier := tierTake; tier <= tierRest && !full(); tier++ {
+		var tier1, tier2 []template
+		for _, t := range ts {
+			if t.tier != tier {
+				continue
+			}
+			switch t.objs {
+			case 0:
+				add(t.fill())
+			case 1:
+				tier1 = append(tier1, t)
+			case 2:
+				tier2 = append(tier2, t)
+			}
+		}
+		// object by object, the most salient first
+		kind := make([]string, len(tier1))
+		for i, t := range tier1 {
+			kind[i] = t.String()
 		}
 		for _, o := range inView {
-			out = append(out, v+" "+o)
-		}
-	}
-	for _, t := range validTwo {
-		if !dict.verb(t.verb) || !dict.has(t.prep) {
-			continue
-		}
-		for _, a := range held {
-			for _, b := range inView {
-				if a != b {
-					out = append(out, t.verb+" "+a+" "+t.prep+" "+b)
+			if full() {
+				break
+			}
+			for i, t := range tier1 {
+				switch kind[i] {
+				case "take OBJ":
+					if isHeld[o] {
+						continue
+					}
+				case "drop OBJ":
+					if !isHeld[o] {
+						continue
+					}
 				}
+				addAbout(o, t.fill(o))
+			}
+		}
+		for _, t := range tier2 {
+			switch {
+			case t.from:
+				for _, o := range near {
+					if h := holder[o]; h != "" {
+						addAbout(o, t.fill(o, h))
+					}
+				}
+			case t.heldFirst:
+				// into what is in view, then into what is carried (a
+				// sack, a pot)
+				for _, b := range near {
+					for _, a := range carried {
+						addAbout(b, t.fill(a, b))
+					}
+				}
+				for _, b := range carried {
+					for _, a := range carried {
+						if a != b {
+							addAbout(b, t.fill(a, b))
+						}
+					}
+				}
+			default:
+				for _, a := range near {
+					for _, b := range carried {
+						addAbout(a, t.fill(a, b))
+					}
+				}
+			}
+		}
+		if tier == tierTake && len(inView) > 0 && dict.has("all") {
+			if len(near) > 1 {
+				add("take all")
+			}
+			if len(carried) > 1 {
+				add("drop all")
 			}
 		}
 	}
 	return out
 }
 
+// salient orders the names of objects: those the text names first, in the
+// order it names them, then the rest as they were.
+func salient(names []string, text string) []string {
+	low := strings.ToLower(clip(text))
+	type at struct {
+		name string
+		pos  int
+	}
+	var named []at
+	var rest []string
+	for _, n := range names {
+		if i := wordIndex(low, n); i >= 0 {
+			named = append(named, at{n, i})
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	slices.SortStableFunc(named, func(a, b at) int { return a.pos - b.pos })
+	out := make([]string, 0, len(names))
+	for _, a := range named {
+		out = append(out, a.name)
+	}
+	return append(out, rest...)
+}
+
+// wordIndex is the index of w in text as a whole word, or -1.
+func wordIndex(text, w string) int {
+	for from := 0; ; {
+		i := strings.Index(text[from:], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' }
+
+// templates are the game's templates: from its Jericho grammar when it has
+// one, else defaultTemplates whose words its dictionary holds (verbs as
+// verbs); read once per game.
+func (g *vmGame) templates(gm *game) []template {
+	if g.tmpl != nil {
+		return g.tmpl
+	}
+	dict := g.dictionary()
+	if gm != nil && gm.jericho != nil && gm.jericho.Grammar != "" {
+		g.tmpl = parseGrammar(gm.jericho.Grammar, dict.res)
+	} else {
+		verbs := g.b.Verbs
+		for _, t := range defaultTemplates {
+			if len(verbs) > 0 && t.objs == 1 && !slices.Contains(verbs, t.words[0]) {
+				continue
+			}
+			if len(verbs) > 0 && t.objs != 1 {
+				continue
+			}
+			if !dict.verb(t.words[0]) {
+				continue
+			}
+			good := true
+			for _, w := range t.words[1:] {
+				if w != "OBJ" && !dict.has(w) {
+					good = false
+				}
+			}
+			if good {
+				g.tmpl = append(g.tmpl, t)
+			}
+		}
+	}
+	if g.tmpl == nil {
+		g.tmpl = []template{}
+	}
+	// Within a tier, the verbs players use most first.
+	slices.SortStableFunc(g.tmpl, func(a, b template) int {
+		if a.tier != b.tier {
+			return a.tier - b.tier
+		}
+		return verbRank(a.words[0]) - verbRank(b.words[0])
+	})
+	return g.tmpl
+}
+
 // objectsInView names the objects under the player's room (breadth first,
-// the nearest first) and those the player holds, by dictionary words.
-func objectsInView(w World, dict *dictionary) (inView, held []string) {
+// the nearest first, at most maxValidObjects; then the room's local
+// globals), those the player holds (at most maxValidObjects of what the
+// player carries), and for each object in view not held the name of the
+// object in view that holds it. An object is named by the last word of its short
+// name that the dictionary holds ("lantern"); objects that would share a
+// name are named with the word before it too ("yellow pill", "orange
+// pill"), as the game's parser needs to tell them apart.
+func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string, ids map[string]int) {
+	holder, ids = map[string]string{}, map[string]int{}
 	if w.Location == 0 {
-		return nil, nil
+		return nil, nil, holder, ids
 	}
 	children := map[int][]int{}
 	for _, o := range w.Objects {
 		children[o.Parent] = append(children[o.Parent], o.ID)
 	}
-	named := map[string]bool{}
-	queue := []int{w.Location}
-	for len(queue) > 0 && len(inView) < maxValidObjects {
-		id := queue[0]
-		queue = queue[1:]
-		for _, c := range children[id] {
-			queue = append(queue, c)
-			if c == w.Player {
-				continue
-			}
-			o, _ := w.Object(c)
-			word := dict.nameWord(o.Name)
-			if word == "" || named[word] {
-				continue
-			}
-			named[word] = true
-			inView = append(inView, word)
-			if w.Player != 0 && o.Parent == w.Player {
-				held = append(held, word)
+	// The room's objects (not under the player), then what the player
+	// carries, breadth first; at most maxValidObjects named of each.
+	var order []int
+	var words [][]string
+	count := map[string]int{}
+	seen := map[int]bool{w.Player: true}
+	collect := func(id int) bool {
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		o, _ := w.Object(id)
+		ws := dict.nameWords(o.Name)
+		if len(ws) == 0 {
+			return false
+		}
+		order = append(order, id)
+		words = append(words, ws)
+		last := ws[len(ws)-1]
+		count[last]++
+		return count[last] == 1 // a new name (eight balsa beams are one)
+	}
+	bfs := func(root int) {
+		queue := []int{root}
+		n := 0
+		for len(queue) > 0 && n < maxValidObjects {
+			id := queue[0]
+			queue = queue[1:]
+			for _, c := range children[id] {
+				if c == w.Player {
+					continue
+				}
+				queue = append(queue, c)
+				if collect(c) {
+					n++
+				}
 			}
 		}
 	}
-	return inView, held
+	bfs(w.Location)
+	for _, g := range globals {
+		collect(g)
+	}
+	if w.Player != 0 {
+		bfs(w.Player)
+	}
+	named := map[string]bool{}
+	nameOf := map[int]string{}
+	for i, id := range order {
+		ws := words[i]
+		if len(ws) == 0 {
+			continue
+		}
+		name := ws[len(ws)-1]
+		if count[name] > 1 && len(ws) > 1 {
+			name = ws[len(ws)-2] + " " + name
+		}
+		if named[name] {
+			continue
+		}
+		named[name] = true
+		nameOf[id] = name
+		ids[name] = id
+		inView = append(inView, name)
+		o, _ := w.Object(id)
+		if w.Player != 0 && o.Parent == w.Player {
+			held = append(held, name)
+		} else if p := nameOf[o.Parent]; p != "" && o.Parent != w.Location {
+			holder[name] = p
+		}
+	}
+	return inView, held, holder, ids
 }
 
 // dictionary is the game's dictionary as the valid-action search reads it.
@@ -330,18 +866,18 @@ func (d *dictionary) verb(w string) bool {
 	return f&0x40 != 0
 }
 
-// nameWord is the last word of an object's short name that the dictionary
-// holds, or "".
-func (d *dictionary) nameWord(name string) string {
-	ws := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+// nameWords are the words of an object's short name that the dictionary
+// holds and that name things (not "the", "of" ...), in order.
+func (d *dictionary) nameWords(name string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
-	})
-	for i := len(ws) - 1; i >= 0; i-- {
-		if d.has(ws[i]) {
-			return ws[i]
+	}) {
+		if d.has(w) && !notObject[w] {
+			out = append(out, w)
 		}
 	}
-	return ""
+	return out
 }
 
 // nounsIn lists the names of things that text mentions, by the game's
@@ -395,7 +931,171 @@ var directionWords = map[string]bool{"north": true, "south": true, "east": true,
 	"ne": true, "nw": true, "se": true, "sw": true, "u": true, "d": true}
 
 // notObject are words dictionaries mark as nouns that name no object.
-var notObject = map[string]bool{"all": true, "everything": true, "the": true, "you": true,
+var notObject = map[string]bool{"all": true, "everything": true, "each": true, "every": true,
+	"inventory": true, "on": true, "off": true, "none": true, "nothing": true, "something": true,
+	"two": true, "three": true, "four": true, "five": true, "first": true, "second": true, "third": true, "the": true, "you": true,
 	"yourself": true, "her": true, "him": true, "them": true, "its": true, "any": true,
 	"some": true, "one": true, "that": true, "this": true, "these": true, "those": true, "both": true, "other": true, "here": true, "there": true,
 	"and": true, "but": true, "your": true, "a": true, "an": true, "of": true, "my": true, "his": true, "their": true}
+
+// candidateScore is the score after a candidate's turn, for telling worlds
+// apart: as the game's source reads it, except that a game whose score is
+// asked is not asked again for every candidate (that would double the
+// search's cost): its score notice ("[Your score has just gone up by one
+// point.]") marks the change instead.
+func (g *vmGame) candidateScore(text string, prev float64) float64 {
+	if g.from != fromAsk {
+		sc, _ := g.score(text, prev, false)
+		return sc
+	}
+	for _, line := range lines(clip(text)) {
+		if hasScoreWord(line) && reNotice.MatchString(line) {
+			return prev + 0.5 // a change, whatever its size
+		}
+	}
+	return prev
+}
+
+// localGlobals are the objects the room at w.Location lists as its local
+// globals: Infocom's rooms name the things that belong to several rooms
+// (zork1's white house, a door between two rooms) in a property, GLOBAL,
+// and keep those objects under one object of their own, not in the room.
+// The property is found once per game, by its shape: on the rooms that
+// have it (objects beside the present room), its values, bytes (or, in a
+// game of more than 255 objects, words), are objects most of which (six in ten:
+// a door may have moved, a room list its neighbours) share one parent that
+// does not hold the rooms; the property most rooms have, at least three.
+// A game compiled by Inform 6 (its compiler's version stands in the
+// header; Inform moves its doors into the room) is not searched. Only the
+// values under that parent are listed.
+func (g *vmGame) localGlobals(w World) []int {
+	if w.Location == 0 {
+		return nil
+	}
+	if !g.lgKnown {
+		g.lgKnown = true
+		if !g.dictionary().inform {
+			g.lg = findLocalGlobals(g.m, w)
+		}
+	}
+	if g.lg.prop == 0 {
+		return nil
+	}
+	var out []int
+	for _, x := range propObjects(g.m.Property(w.Location, g.lg.prop), g.lg.words) {
+		if o, ok := w.Object(x); ok && o.Parent == g.lg.parent {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// lgFacts are where a game keeps its rooms' local globals.
+type lgFacts struct {
+	prop   int  // the property, 0 for none
+	words  bool // its values are words
+	parent int  // the object that holds the local globals
+}
+
+// propObjects reads a property's values as object numbers.
+func propObjects(b []byte, words bool) []int {
+	var out []int
+	if words {
+		for i := 0; i+1 < len(b); i += 2 {
+			out = append(out, int(b[i])<<8|int(b[i+1]))
+		}
+		return out
+	}
+	for _, x := range b {
+		out = append(out, int(x))
+	}
+	return out
+}
+
+func findLocalGlobals(m *zvm.Machine, w World) lgFacts {
+	parent := func(id int) int {
+		if o, ok := w.Object(id); ok {
+			return o.Parent
+		}
+		return -1
+	}
+	rooms := parent(w.Location)
+	maxProp := 63
+	if m.Version() <= 3 {
+		maxProp = 31
+	}
+	best, bestN := lgFacts{}, 2
+	for p := 1; p <= maxProp; p++ {
+		for _, words := range []bool{false, true} {
+			if words && len(w.Objects) <= 255 {
+				continue
+			}
+			n, values := 0, 0
+			parents := map[int]int{}
+			for id := 1; id <= len(w.Objects); id++ {
+				if parent(id) != rooms {
+					continue // not a room
+				}
+				b := m.Property(id, p)
+				if b == nil || words && len(b)%2 != 0 {
+					continue
+				}
+				for _, x := range propObjects(b, words) {
+					parents[parent(x)]++
+					values++
+				}
+				n++
+			}
+			lg, most := 0, 0
+			for par, k := range parents {
+				if k > most || k == most && par < lg {
+					lg, most = par, k
+				}
+			}
+			if n > bestN && lg > 1 && lg != rooms && most*10 >= values*6 {
+				best, bestN = lgFacts{prop: p, words: words, parent: lg}, n
+			}
+		}
+	}
+	return best
+}
+
+// reNotHere is the parser's answer to a command about a thing that is not
+// in view: Inform's "You can't see any such thing.", Infocom's "You can't
+// see any lamp here!", "I don't know the word".
+var reNotHere = regexp.MustCompile(`(?i)\b(?:can't|cannot|can not|don't|do not) see (?:any|that|such|no)\b|\bno such thing\b|\bdon't know the word\b|\b(?:isn't|is not|aren't|are not) here\b`)
+
+// notHere reports a turn's text that says the thing is not here.
+func notHere(text string) bool {
+	if len(text) >= 400 {
+		return false
+	}
+	low := strings.ToLower(text)
+	if !strings.Contains(low, "see") && !strings.Contains(low, "such") && !strings.Contains(low, "word") && !strings.Contains(low, "here") {
+		return false
+	}
+	return reNotHere.MatchString(text)
+}
+
+// asksQuestion reports a text whose last line is a question.
+func asksQuestion(text string) bool {
+	t := strings.TrimRight(text, " \n>")
+	if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	}
+	return strings.HasSuffix(t, "?")
+}
+
+// keepRefusals keeps the present state's refusals (the state is left).
+func (e *Env) keepRefusals() {
+	if len(e.pending) == 0 {
+		return
+	}
+	if e.refused == nil {
+		e.refused = map[string]bool{}
+	}
+	for k := range e.pending {
+		e.refused[k] = true
+	}
+	e.pending = nil
+}

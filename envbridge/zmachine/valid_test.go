@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/samem/trainer/envbridge"
 )
 
 // openGame opens a game of ../shared/games in-process and resets it.
@@ -25,8 +27,11 @@ func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
 		want []string // actions the list must hold
 	}{
 		{"jericho/zork1.z5", []string{"north", "south", "west", "open mailbox"}},
-		{"arigraph/hunt.z8", []string{"north", "west", "take key 1", "open golden locker"}},
-		{"arigraph/cook_1_1_cut.z8", []string{"north", "take cookbook", "take knife", "take yellow onion"}},
+		// hunt's Room A: the way west and the key; the locker is locked
+		// and north is no exit ("You can't go that way."): neither is
+		// listed, though each passes a turn.
+		{"arigraph/hunt.z8", []string{"west", "take key 1"}},
+		{"arigraph/cook_1_1_cut.z8", []string{"take cookbook", "take knife", "take yellow onion", "open oven"}},
 	} {
 		t.Run(filepath.Base(c.game), func(t *testing.T) {
 			env := openGame(t, c.game)
@@ -40,6 +45,11 @@ func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
 					t.Errorf("sequential list %q lacks %q", seq, w)
 				}
 			}
+			for _, no := range []string{"north", "open golden locker", "drink fridge", "drink oven"} {
+				if slices.Contains(seq, no) && !slices.Contains(c.want, no) {
+					t.Errorf("sequential list %q holds %q, which changes nothing", seq, no)
+				}
+			}
 			for round := 0; round < 2; round++ {
 				for _, workers := range []int{2, 4, 8} {
 					par, err := env.validActions(workers)
@@ -51,8 +61,11 @@ func TestValidActionsConcurrentEqualsSequential(t *testing.T) {
 					}
 				}
 			}
-			if len(env.vm.clones) != maxValidWorkers-1 {
-				t.Errorf("%d clones kept, want %d (8 workers asked, at most %d)", len(env.vm.clones), maxValidWorkers-1, maxValidWorkers)
+			// 8 workers asked: at most maxValidWorkers machines, one per
+			// minPerWorker candidates
+			want := min(maxValidWorkers, (len(env.candidates())+minPerWorker-1)/minPerWorker) - 1
+			if len(env.vm.clones) != want {
+				t.Errorf("%d clones kept, want %d", len(env.vm.clones), want)
 			}
 			if env.vm.m.WorldHash() != before {
 				t.Error("valid actions changed the game")
@@ -115,4 +128,134 @@ func FuzzNounsIn(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseGrammar: Jericho's verb grammar becomes templates written with
+// the words players type: synonyms chosen, cut words written out, phrasal
+// verbs kept only in their usual forms, meta commands and topics left out,
+// and each template classed for the search's order.
+func TestParseGrammar(t *testing.T) {
+	g := "carry/catch/get/grab/hold/remove/take OBJ;drop/releas OBJ;climb/sit/carry/catch/get/grab/hold/remove/take in OBJ;" +
+		"carry/catch/get/grab/hold/remove/take out OBJ;flip/set/shut/turn on OBJ;flip/set/shut/turn OBJ on;" +
+		"hide/insert/place/put/stuff OBJ in OBJ;lock OBJ with OBJ;carry/catch/get/grab/hold/remove/take OBJ from OBJ;" +
+		"descri/examin/what/whats OBJ;ask/tell OBJ about OBJ;donate/feed/give/offer/hand OBJ OBJ;" +
+		"save;score;stand;frotz OBJ;gnusto OBJ;wait/z;diagno;q/quit;hop/skip"
+	var got []string
+	tiers := map[string]int{}
+	for _, tp := range parseGrammar(g, 6) {
+		got = append(got, tp.String())
+		tiers[tp.String()] = tp.tier
+	}
+	want := []string{"take OBJ", "drop OBJ", "get in OBJ", "get out OBJ", "turn on OBJ", "put OBJ in OBJ", "lock OBJ with OBJ",
+		"take OBJ from OBJ", "examine OBJ", "stand", "frotz OBJ", "gnusto OBJ", "wait", "hop"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("templates %q, want %q", got, want)
+	}
+	for tpl, tier := range map[string]int{"take OBJ": tierTake, "drop OBJ": tierTake, "get in OBJ": tierCore,
+		"put OBJ in OBJ": tierCore, "stand": tierAlone, "frotz OBJ": tierOwn, "examine OBJ": tierCore} {
+		if tiers[tpl] != tier {
+			t.Errorf("%s: tier %d, want %d", tpl, tiers[tpl], tier)
+		}
+	}
+}
+
+// TestValidBudgetConcurrentEqualsSequential: with a budget that cuts the
+// search short, and objects the game says are not here, the list and the
+// candidates tried are the same on any number of machines.
+func TestValidBudgetConcurrentEqualsSequential(t *testing.T) {
+	path := filepath.Join(gamesDir(t), "jericho", "curses.z5")
+	for _, budget := range []int{400_000, 1_500_000} {
+		s, err := NewSuite(ctxT(t), Config{MaxSteps: 100, ValidBudget: budget}, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, _ := s.Tasks("train")
+		env, err := s.OpenEnv(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer env.Close()
+		if _, err := env.Reset(ctxT(t), ts[0]); err != nil {
+			t.Fatal(err)
+		}
+		seq, err := env.search(1, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seq.tried >= seq.candidates {
+			t.Fatalf("budget %d: all %d candidates tried; the test wants a cut", budget, seq.candidates)
+		}
+		for _, workers := range []int{2, 4} {
+			par, err := env.search(workers, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(par.actions, seq.actions) || par.tried != seq.tried {
+				t.Errorf("budget %d, %d workers: %q (%d tried), sequential %q (%d tried)", budget, workers, par.actions, par.tried, seq.actions, seq.tried)
+			}
+		}
+		t.Logf("budget %d: %d of %d candidates tried, %d actions", budget, seq.tried, seq.candidates, len(seq.actions))
+	}
+}
+
+// TestGrammarMetaWords: a command without an object whose words say a meta
+// command ("take inventory", "script off") is no template.
+func TestGrammarMetaWords(t *testing.T) {
+	for _, tp := range parseGrammar("carry/hold/take inventory;script off;get up;take OBJ", 9) {
+		if s := tp.String(); s == "take inventory" || s == "script off" {
+			t.Errorf("template %q", s)
+		}
+	}
+}
+
+// TestRefusedCandidatesLast: a candidate a search played to no change is
+// tried after the others once the episode moves on, and only then (two
+// searches of one state make one list); a new episode forgets it.
+func TestRefusedCandidatesLast(t *testing.T) {
+	s, env, _ := openFirst(t, filepath.Join(gamesDir(t), "jericho/zork1.z5"), 100)
+	texts := func() []string {
+		var out []string
+		for _, c := range env.candidateList() {
+			out = append(out, c.text)
+		}
+		return out
+	}
+	first := texts()
+	if _, err := env.validActions(1); err != nil {
+		t.Fatal(err)
+	}
+	refused := len(env.pending)
+	if refused == 0 {
+		t.Fatal("no candidate at West of House changed nothing")
+	}
+	a, _ := env.validActions(1)
+	b, _ := env.validActions(1)
+	if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(texts(), first) {
+		t.Errorf("a second search of one state changed the list or the order: %q, %q", a, b)
+	}
+	// "wait" changes no object: the player stays at West of House, and
+	// what was refused there comes after what was not.
+	if _, err := env.Step(ctxT(t), "wait"); err != nil {
+		t.Fatal(err)
+	}
+	after := env.candidateList()
+	seenRefused := false
+	for _, c := range after {
+		isRefused := c.key != "" && env.refused[c.key]
+		if isRefused {
+			seenRefused = true
+		} else if seenRefused {
+			t.Fatalf("%q (not refused) comes after a refused candidate: %v", c.text, after)
+		}
+	}
+	if !seenRefused {
+		t.Errorf("no candidate put back after a wait; refused before: %d", refused)
+	}
+	ts, _ := s.Tasks(envbridge.SplitTrain)
+	if _, err := env.Reset(ctxT(t), ts[0]); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.refused) != 0 || !reflect.DeepEqual(texts(), first) {
+		t.Errorf("a new episode keeps %d refusals", len(env.refused))
+	}
 }

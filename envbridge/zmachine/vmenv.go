@@ -18,8 +18,8 @@ func (s *Suite) startVM(g *game, seed int64) (*vmGame, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	vg := &vmGame{m: m, b: g.binding}
-	opening, err := vg.run()
+	vg := &vmGame{m: m, b: g.binding, from: g.from, scoreGlobal: g.scoreGlobal, movesGlobal: g.movesGlobal}
+	opening, err := vg.runOpening()
 	if err != nil {
 		return nil, "", fmt.Errorf("opening: %w", err)
 	}
@@ -30,7 +30,7 @@ func (s *Suite) startVM(g *game, seed int64) (*vmGame, string, error) {
 		if err := vg.input(cmd); err != nil {
 			return nil, "", fmt.Errorf("intro %q: %w", cmd, err)
 		}
-		if _, err := vg.run(); err != nil {
+		if _, err := vg.runOpening(); err != nil {
 			return nil, "", fmt.Errorf("intro %q: %w", cmd, err)
 		}
 	}
@@ -64,6 +64,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
+	e.refused, e.pending = nil, nil
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
@@ -74,7 +75,11 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 // observe cleans a turn's text, and shows a key wait left to the agent.
 func (e *Env) observe(text string) string {
 	if e.vm != nil && e.vm.waitKey {
-		return Clean(keyWaitText(e.vm.status, text))
+		var menu []string
+		if isMenu(e.vm.status, e.vm.lineStatus) {
+			menu = e.vm.status
+		}
+		return Clean(keyWaitText(menu, text))
 	}
 	return Clean(text)
 }
@@ -85,16 +90,25 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
 	vg := e.vm
+	e.keepRefusals()
 	atKey := vg.waitKey
-	if err := vg.input(action); err != nil {
-		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
+	upper := strings.Join(vg.status, "\n")
+	var (
+		out string
+		err error
+	)
+	if atKey {
+		out, err = vg.typeKeys(action)
+	} else if err = vg.input(action); err == nil {
+		out, err = vg.run()
 	}
-	out, err := vg.run()
 	if err != nil {
 		return envbridge.StepResult{}, e.fail(fmt.Errorf("zmachine step %q: %w", action, err))
 	}
 	e.steps++
-	if atKey && vg.waitKey && strings.TrimSpace(out) == "" {
+	// A key that changed nothing, not even a menu drawn in the upper
+	// window, is said to be ignored.
+	if atKey && vg.waitKey && strings.TrimSpace(out) == "" && strings.Join(vg.status, "\n") == upper {
 		out = "[The game did not answer that key.]"
 	}
 	prev := e.score
@@ -103,6 +117,12 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		e.score += e.clean.Step(action, out)
 	} else if sc, ok := vg.score(out, prev, end == EndWon); ok {
 		e.score = sc
+	}
+	// A game that ends with every point it has to give is won, whatever
+	// its closing words (Infocom's endings print no banner; Inform games
+	// print their own: "*** You have saved your job ***").
+	if end == EndOther && e.maxScore > 0 && e.score >= e.maxScore {
+		end = EndWon
 	}
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: e.observe(out)}}
 	e.noteText(res.Text, roomOf(vg.status))
@@ -196,6 +216,7 @@ const maxNounText = 8 << 10
 // status line names (valid actions read the nouns they name), at most
 // maxNounText bytes of the latest.
 func (e *Env) noteText(text, room string) {
+	e.lastText = text
 	if room == "" || room != e.lastRoom {
 		e.roomTexts, e.roomBytes, e.lastRoom = e.roomTexts[:0], 0, room
 	}
@@ -219,3 +240,7 @@ func roomOf(status []string) string {
 	}
 	return l
 }
+
+// Score returns the score and the maximum as they stand (after Reset: the
+// opening's, which some games already award).
+func (e *Env) Score() (score, max float64) { return e.score, e.maxScore }

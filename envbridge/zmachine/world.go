@@ -3,8 +3,8 @@ package zmachine
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strings"
+	"sync"
 
 	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/zmachine/zvm"
@@ -72,38 +72,209 @@ func (e *Env) World() (World, error) {
 		}
 		w.Objects = append(w.Objects, wo)
 	}
-	w.Player, w.Location = findPlayer(m, w.Objects)
+	pl := e.vm.playerFacts(e.g)
+	w.Player, w.Location = findPlayer(m, w.Objects, pl)
 	return w, nil
 }
 
-// playerNames are the short names games give the player object: Inform's
-// "yourself", Inform 7's and TextWorld's "yourself", zork1's "cretin".
-var playerNames = map[string]bool{"yourself": true, "you": true, "cretin": true, "self": true, "myself": true, "me": true}
+// playerFacts is what watching the player move taught about a game: the
+// player object and the object rooms hang under (0 for Inform, whose rooms
+// are roots; Infocom's ROOMS). Shared by the game's Envs and kept once
+// found.
+type playerFacts struct {
+	known      bool
+	player     int
+	roomParent int
+}
 
-// findPlayer finds the player object by its name and the room it is in. Where no object has a player's name, the location is
-// global 0 (version 3's status object, Inform's "location").
-func findPlayer(m *zvm.Machine, objs []WorldObject) (player, location int) {
+// playerWatch holds a game's playerFacts for all its Envs.
+type playerWatch struct {
+	mu sync.Mutex
+	playerFacts
+}
+
+// moveCommands are tried to see which object the player is: it is the one
+// that changes parent when the player goes somewhere.
+var moveCommands = []string{"north", "south", "east", "west", "northeast", "northwest", "southeast",
+	"southwest", "up", "down", "in", "out", "stand", "get up", "exit"}
+
+// playerFacts returns the game's player facts, watching the player move
+// (on the machine, undone) while they are unknown.
+func (g *vmGame) playerFacts(gm *game) playerFacts {
+	if gm == nil {
+		return playerFacts{}
+	}
+	pf := &gm.player
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	if !pf.known && g.b.Player > 0 {
+		// The binding names the player (where watching it move misleads:
+		// sorcerer's first room is a maze whose exits lead back to it,
+		// and a hellhound follows); its room is global 0 or its parent.
+		return playerFacts{known: true, player: g.b.Player, roomParent: -1}
+	}
+	if !pf.known {
+		if p, rp, ok := g.watchMoves(); ok {
+			pf.known, pf.player, pf.roomParent = true, p, rp
+		}
+	}
+	return pf.playerFacts
+}
+
+// watchMoves plays the move commands the dictionary knows, each from the
+// present state (undone), and returns the object that changed parent in
+// the most of them (ties: a player's name first, then the lowest number),
+// and the parent of the rooms it reached. ok is false when no command moved
+// anything.
+func (g *vmGame) watchMoves() (player, roomParent int, ok bool) {
+	if g.halted || g.waitKey {
+		return 0, 0, false
+	}
+	m := g.m
+	snap := m.Snapshot()
+	saved := *g
+	defer func() {
+		m.Restore(snap)
+		*g = saved
+	}()
+	n := m.NumObjects()
+	before := make([]int, n+1)
+	for id := 1; id <= n; id++ {
+		before[id] = m.Object(id).Parent
+	}
+	dict := g.dictionary()
+	moved := map[int]int{}
+	home := map[int]int{}      // moves that took the object to the room global 0 names then
+	reached := map[int][]int{} // object -> the parents of its new parents
+	// What moves when the player does nothing (a wandering thief, a
+	// train) is not the player.
+	still := map[int]bool{}
+	for _, c := range []string{"wait", "look"} {
+		if !dict.has(c) {
+			continue
+		}
+		if _, ok := g.playFrom(snap, saved, c); !ok {
+			continue
+		}
+		for id := 1; id <= n; id++ {
+			if m.Object(id).Parent != before[id] {
+				still[id] = true
+			}
+		}
+	}
+	for _, c := range moveCommands {
+		if !dict.has(strings.Fields(c)[0]) {
+			continue
+		}
+		if _, ok := g.playFrom(snap, saved, c); !ok {
+			continue
+		}
+		g0 := int(m.Global(0))
+		for id := 1; id <= n; id++ {
+			if p := m.Object(id).Parent; p != before[id] && p != 0 && !still[id] {
+				moved[id]++
+				if p == g0 {
+					home[id]++
+				}
+				reached[id] = append(reached[id], m.Object(p).Parent)
+			}
+		}
+	}
+	best := 0
+	for id, k := range moved {
+		switch {
+		case best == 0 || home[id] > home[best] || home[id] == home[best] && k > moved[best]:
+			best = id
+		case home[id] < home[best] || k < moved[best]:
+		default:
+			bn, in := isPlayerName(m.Object(best).Name), isPlayerName(m.Object(id).Name)
+			if in && !bn || in == bn && id < best {
+				best = id
+			}
+		}
+	}
+	if best == 0 {
+		return 0, 0, false
+	}
+	// The rooms' parent: the most common parent of the new parents.
+	count := map[int]int{}
+	rp := 0
+	for _, p := range reached[best] {
+		count[p]++
+		if count[p] > count[rp] || count[p] == count[rp] && p < rp {
+			rp = p
+		}
+	}
+	return best, rp, true
+}
+
+// playFrom puts the machine back to snap and the driver's state to saved,
+// then plays cmd to the next wait; ok is false when the game did not take
+// it or failed.
+func (g *vmGame) playFrom(snap *zvm.Snapshot, saved vmGame, cmd string) (string, bool) {
+	g.m.Restore(snap)
+	*g = saved
+	if g.m.Input(cmd) != nil {
+		return "", false
+	}
+	text, err := g.run()
+	return text, err == nil
+}
+
+// playerNames are the short names games give the player object: Inform's
+// "yourself" and "(self object)", zork1's "cretin", sorcerer's
+// "protagonist".
+var playerNames = map[string]bool{"yourself": true, "you": true, "cretin": true, "self": true, "myself": true,
+	"me": true, "(self object)": true, "player": true, "protagonist": true}
+
+func isPlayerName(name string) bool { return playerNames[strings.ToLower(strings.TrimSpace(name))] }
+
+// findPlayer finds the player object and the room it is in. With facts
+// learnt by watching it move: that object, and its ancestor that hangs
+// under the rooms' parent. Without: an object with a player's name whose
+// ancestors hold global 0 (version 3's status object, Inform's location),
+// else the first with a parent; the room is global 0 when it holds the
+// player (who may sit in a vehicle or on a supporter inside it), else the
+// player's parent.
+func findPlayer(m *zvm.Machine, objs []WorldObject, pf playerFacts) (player, location int) {
 	parent := func(id int) int {
 		if id < 1 || id > len(objs) {
 			return 0
 		}
 		return objs[id-1].Parent
 	}
+	g0 := int(m.Global(0))
+	holds := func(id, anc int) bool {
+		for a, i := parent(id), 0; a != 0 && i < len(objs); a, i = parent(a), i+1 {
+			if a == anc {
+				return true
+			}
+		}
+		return false
+	}
+	if pf.known && pf.player >= 1 && pf.player <= len(objs) {
+		player = pf.player
+		for a, i := parent(player), 0; a != 0 && i < len(objs) && pf.roomParent >= 0; a, i = parent(a), i+1 {
+			if parent(a) == pf.roomParent {
+				return player, a
+			}
+		}
+		if holds(player, g0) {
+			return player, g0
+		}
+		return player, parent(player)
+	}
 	for _, o := range objs {
-		if playerNames[strings.ToLower(strings.TrimSpace(o.Name))] && o.Parent != 0 {
+		if !isPlayerName(o.Name) || o.Parent == 0 {
+			continue
+		}
+		if player == 0 || holds(o.ID, g0) && !holds(player, g0) {
 			player = o.ID
-			break
 		}
 	}
-	g0 := int(m.Global(0))
 	if player != 0 {
-		// The room is global 0 when it holds the player (version 3's status
-		// object, Inform's location; the player may sit in a vehicle or on
-		// a supporter inside it), else the player's parent.
-		for a, i := parent(player), 0; a != 0 && i < len(objs); a, i = parent(a), i+1 {
-			if a == g0 {
-				return player, g0
-			}
+		if holds(player, g0) {
+			return player, g0
 		}
 		return player, parent(player)
 	}
@@ -114,36 +285,27 @@ func findPlayer(m *zvm.Machine, objs []WorldObject) (player, location int) {
 }
 
 // treeBytes copies the object table as it stands in dynamic memory: every
-// object's attributes, parent, sibling and child (not its properties, not
-// the globals, so that a turn that only advances the clock does not count
-// as a change).
+// object's attributes, parent, sibling and child, and its property-table
+// address, which never changes (not its properties, not the globals, so
+// that a turn that only advances the clock does not count as a change).
 func treeBytes(m *zvm.Machine, n int, buf []byte) []byte {
 	hd := m.Header()
 	entry, defaults := 9, 31
 	if hd.Version > 3 {
 		entry, defaults = 14, 63
 	}
-	base := hd.ObjectTable + 2*defaults
-	buf = buf[:0]
-	for id := 0; id < n; id++ {
-		a := base + id*entry
-		for k := 0; k < entry-2; k++ {
-			buf = append(buf, m.PeekByte(a+k))
-		}
-	}
-	return buf
+	return m.AppendMemory(buf[:0], hd.ObjectTable+2*defaults, n*entry)
 }
 
-// maskedHash hashes tree bytes, leaving out those mask marks.
-func maskedHash(tree []byte, mask []bool) uint64 {
-	h := fnv.New64a()
-	var one [1]byte
+// maskedHash hashes tree bytes (FNV-1a), leaving out the bits mask sets.
+func maskedHash(tree, mask []byte) uint64 {
+	h := uint64(14695981039346656037)
 	for i, b := range tree {
-		if i < len(mask) && mask[i] {
-			continue
+		if i < len(mask) {
+			b &^= mask[i]
 		}
-		one[0] = b
-		h.Write(one[:])
+		h ^= uint64(b)
+		h *= 1099511628211
 	}
-	return h.Sum64()
+	return h
 }

@@ -78,6 +78,12 @@ func AllReplies() llmtest.Handler {
 			return text(string(b))
 		case strings.Contains(sys, "You review an attempt"):
 			return text("Reflection: The target object was never found. Next time open the closed receptacles one by one before anything else.")
+		case strings.Contains(sys, "into a reusable script"):
+			// MemRL's script of a won episode
+			return text("1. Search the receptacles not checked yet, opening the closed ones.\n2. Take the target object.\n3. Carry it to the final destination and put it there.")
+		case strings.Contains(sys, "You review a failed attempt"):
+			// MemRL's reflection on a failed episode
+			return text("Reflection: The target object was never found. Next time open the closed receptacles one by one before anything else.")
 		case strings.Contains(sys, "running summary"):
 			return text("Summary: The agent is at " + firstWords(after(c.Chat.LastUser(), "Observation:"), 6) + ".")
 		}

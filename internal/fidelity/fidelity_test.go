@@ -30,7 +30,22 @@ var (
 	reCode     = regexp.MustCompile("`([^`]+)`")
 	reLocation = regexp.MustCompile(`^([A-Za-z0-9_./-]+)(?::([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?))?$`)
 	statuses   = []string{"faithful", "documented option", "missing", "default"}
+	// reTest is a test a verdict cites as its evidence: `pkg.TestName` or
+	// `pkg/sub.TestName`, the package by its folder from the module root.
+	reTest = regexp.MustCompile("`([a-z0-9_]+(?:/[a-z0-9_]+)*)\\.(Test[A-Za-z0-9_]*)`")
 )
+
+// declaresTest reports whether a _test.go file in dir declares func name.
+func declaresTest(dir, name string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	re := regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(name) + `\(t \*testing\.T\)`)
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && re.Match(b) {
+			return true
+		}
+	}
+	return false
+}
 
 // declares reports whether src declares sym: a function, a type, a
 // constant, a variable, or for "T.M" a method M of T or a field M of the
@@ -48,16 +63,17 @@ func declares(src, sym string) bool {
 }
 
 // TestLocationsExist reads every table of docs/FIDELITY.md: each row has
-// four cells, the element tables a known status, and every code location
-// (`path` or `path:Symbol`) names a file or folder that exists and, with a
-// symbol, declares it.
+// four cells and names at least one code location, the element tables a
+// known status (a verdict), every code location (`path` or `path:Symbol`)
+// names a file or folder that exists and, with a symbol, declares it, and
+// every test a verdict cites as evidence (`pkg.TestName`) exists.
 func TestLocationsExist(t *testing.T) {
 	root := moduleRoot(t)
 	b, err := os.ReadFile(filepath.Join(root, "docs", "FIDELITY.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	locations, rows := 0, 0
+	locations, rows, tests := 0, 0, 0
 	header := ""
 	for i, line := range strings.Split(string(b), "\n") {
 		if !strings.HasPrefix(line, "|") {
@@ -77,6 +93,17 @@ func TestLocationsExist(t *testing.T) {
 			continue
 		}
 		rows++
+		// A missing element has no code to name; every other row does.
+		missing := strings.HasPrefix(strings.TrimSpace(cells[3]), "missing")
+		if !missing && !reCode.MatchString(cells[2]) {
+			t.Errorf("line %d: names no code location: %s", i+1, line)
+		}
+		for _, m := range reTest.FindAllStringSubmatch(cells[3], -1) {
+			tests++
+			if !declaresTest(filepath.Join(root, filepath.FromSlash(m[1])), m[2]) {
+				t.Errorf("line %d: the verdict cites %s.%s, which no test file of %s declares", i+1, m[1], m[2], m[1])
+			}
+		}
 		if header == "element" {
 			st := strings.TrimSpace(cells[3])
 			ok := false
@@ -119,8 +146,8 @@ func TestLocationsExist(t *testing.T) {
 			}
 		}
 	}
-	if rows < 40 || locations < 40 {
-		t.Errorf("read %d rows and %d code locations; the page lost its tables?", rows, locations)
+	if rows < 40 || locations < 40 || tests < 8 {
+		t.Errorf("read %d rows, %d code locations and %d cited tests; the page lost its tables?", rows, locations, tests)
 	}
 }
 

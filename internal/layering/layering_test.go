@@ -17,7 +17,7 @@ const module = "github.com/samem/trainer/"
 // shared are the packages every method core may import.
 var shared = []string{
 	"agent", "envbridge", "llm", "checkpoints", "cluster", "qlearn", "pddl",
-	"internal/reply", "internal/fold", "actions", "ariadne",
+	"internal/reply", "internal/fold", "internal/promptset", "actions", "ariadne",
 }
 
 // cores are the method cores and the packages each may import besides
@@ -31,6 +31,14 @@ var cores = map[string][]string{
 	"arigraph":  nil,
 	"memstream": nil,
 	"kgplan":    nil,
+	// AutoGuide's actor is the ReAct asker of package thought.
+	"autoguide": {"thought"},
+	// CDMem's actor likewise.
+	"cdmem": {"thought"},
+	"expel": {"thought"},
+	"awm":   {"thought"},
+	// MemRL acts with the thinker's asker (Thought/Action replies).
+	"memrl":     {"thought"},
 	"summarize": nil,
 	"thought":   nil,
 	"forget":    nil,

@@ -227,3 +227,29 @@ func Junk(line string) bool {
 	}
 	return letters == 0
 }
+
+// Clip cuts s to at most n bytes, at the last space when there is one,
+// never inside a UTF-8 sequence, and trims it: a bound on what a role
+// keeps of a runaway reply.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut <= 0 {
+		cut = n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+	}
+	return strings.TrimSpace(s[:cut])
+}
+
+// Short is s cut to n bytes with "..." when longer, for error messages
+// that quote a reply.
+func Short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "..."
+}

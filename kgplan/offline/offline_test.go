@@ -6,6 +6,8 @@ import (
 	"flag"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/agent"
@@ -310,4 +312,90 @@ func newGraph(t testing.TB) *kgplan.Graph {
 		t.Fatal(err)
 	}
 	return kgplan.NewGraph(d)
+}
+
+// TestLifelongByScene: the lifelong graph reaches held-out tasks set in a
+// trained scene. valid_seen's tasks are new goals on train's floor plans;
+// after training, an evaluation episode of such a task starts from the
+// scene's graph and plays differently from an untrained method's, while
+// valid_unseen (other floor plans) plays as untrained; with NoLifelong
+// nothing is recalled.
+func TestLifelongByScene(t *testing.T) {
+	s := newSuite(t)
+	train, err := s.Tasks(envbridge.SplitTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, err := s.Tasks(envbridge.SplitValidSeen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unseen, err := s.Tasks(envbridge.SplitValidUnseen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The floor plan is the task id's next-to-last field; keep the
+	// valid_seen tasks set on a plan the training tasks used.
+	plan := func(id string) string { f := strings.Split(id, "-"); return f[len(f)-2] }
+	train = train[:100]
+	trained := map[string]bool{}
+	for _, task := range train {
+		trained[plan(task.ID)] = true
+	}
+	seen = slices.DeleteFunc(seen, func(task envbridge.Task) bool { return !trained[plan(task.ID)] })
+	seen, unseen = seen[:min(len(seen), 20)], unseen[:10]
+	if len(seen) < 10 {
+		t.Fatalf("only %d valid_seen tasks on trained floor plans", len(seen))
+	}
+	steps := func(eps []runner.Episode) (won, n int, acts [][]string) {
+		for _, ep := range eps {
+			n += ep.Outcome.Steps
+			if ep.Outcome.Won {
+				won++
+			}
+			var a []string
+			for _, tr := range ep.Transitions {
+				a = append(a, tr.Decision.Action)
+			}
+			acts = append(acts, a)
+		}
+		return
+	}
+	fresh, _ := kgplan.New(kgplan.Config{}, kgplan.Deps{Text: Text{}})
+	wonU, stepsU, untrainedSeen := steps(play(t, s, fresh, seen))
+	_, _, untrainedUnseen := steps(play(t, s, fresh, unseen))
+
+	m, _ := kgplan.New(kgplan.Config{}, kgplan.Deps{Text: Text{}})
+	playMode(t, s, m, train, agent.Train)
+	before := m.Stats().SceneRecalls
+	wonT, stepsT, trainedSeen := steps(play(t, s, m, seen))
+	if got := m.Stats().SceneRecalls - before; got != len(seen) {
+		t.Errorf("valid_seen: %d of %d episodes started from their scene's graph", got, len(seen))
+	}
+	differ := 0
+	for i := range seen {
+		if !reflect.DeepEqual(trainedSeen[i], untrainedSeen[i]) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("valid_seen: the trained memory changed no evaluation episode")
+	}
+	before = m.Stats().SceneRecalls
+	_, _, trainedUnseen := steps(play(t, s, m, unseen))
+	if got := m.Stats().SceneRecalls - before; got != 0 {
+		t.Errorf("valid_unseen: %d episodes recalled a scene no training task was set in", got)
+	}
+	if !reflect.DeepEqual(trainedUnseen, untrainedUnseen) {
+		t.Error("valid_unseen: the trained memory changed episodes in scenes it never saw")
+	}
+	off, _ := kgplan.New(kgplan.Config{NoLifelong: true}, kgplan.Deps{Text: Text{}})
+	playMode(t, s, off, train, agent.Train)
+	if _, _, got := steps(play(t, s, off, seen)); !reflect.DeepEqual(got, untrainedSeen) {
+		t.Error("NoLifelong: valid_seen played differently from an untrained method")
+	}
+	if st := off.Stats(); st.SceneRecalls+st.TaskRecalls != 0 {
+		t.Errorf("NoLifelong recalled graphs: %+v", st)
+	}
+	t.Logf("valid_seen: %d of %d episodes changed by the trained scene graphs; won %d in %d steps untrained, %d in %d trained", differ, len(seen), wonU, stepsU, wonT, stepsT)
 }

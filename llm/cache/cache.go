@@ -308,6 +308,7 @@ func (c *Cache) Chatter(next llm.Chatter, model string) *Chatter {
 type storedChat struct {
 	Text         string    `json:"text"`
 	Model        string    `json:"model"`
+	Fingerprint  string    `json:"system_fingerprint,omitempty"`
 	Usage        llm.Usage `json:"usage"`
 	Reasoning    string    `json:"reasoning,omitempty"`
 	FinishReason string    `json:"finish_reason,omitempty"`
@@ -334,9 +335,12 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, fmt.Errorf("cache lookup: %w", err)
 	}
 	if found {
-		llm.MetersFor(ctx, ch.c.opts.Meter).Hit(req.Purpose, ch.model, stored.Usage)
+		ms := llm.MetersFor(ctx, ch.c.opts.Meter)
+		ms.Hit(req.Purpose, ch.model, stored.Usage)
+		ms.NoteServed(ch.model, stored.Model, stored.Fingerprint)
+		llm.CountTokens(ctx, stored.Usage)
 		return llm.Response{Text: stored.Text, Reasoning: stored.Reasoning, FinishReason: stored.FinishReason,
-			Structured: stored.Structured, Model: stored.Model, Usage: stored.Usage, Cached: true}, nil
+			Structured: stored.Structured, Model: stored.Model, Fingerprint: stored.Fingerprint, Usage: stored.Usage, Cached: true}, nil
 	}
 	if ch.next == nil {
 		return llm.Response{}, fmt.Errorf("chat %s (%s): %w", ch.model, req.Purpose, ErrMiss)
@@ -345,7 +349,7 @@ func (ch *Chatter) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 	if err != nil {
 		return resp, err
 	}
-	v, _ := json.Marshal(storedChat{Text: resp.Text, Model: resp.Model, Usage: resp.Usage,
+	v, _ := json.Marshal(storedChat{Text: resp.Text, Model: resp.Model, Fingerprint: resp.Fingerprint, Usage: resp.Usage,
 		Reasoning: resp.Reasoning, FinishReason: resp.FinishReason, Structured: resp.Structured})
 	if err := ch.c.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketChat).Put(key, v) }); err != nil {
 		return resp, fmt.Errorf("cache store: %w", err)

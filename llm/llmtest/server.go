@@ -26,6 +26,7 @@ package llmtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -200,6 +201,9 @@ type Reply struct {
 	FinishReason string
 	// NullContent sends "content": null (a reply that is all reasoning).
 	NullContent bool
+	// Fingerprint overrides the reply's system_fingerprint; "" sends
+	// "fp_llmtest".
+	Fingerprint string
 	// Fault injects a failure.
 	Fault Fault
 }
@@ -473,7 +477,7 @@ func chatBody(c Call, rep Reply) []byte {
 		msg["content"] = nil
 	}
 	if rep.Reasoning != "" {
-		msg[cmpOr(rep.ReasoningField, "reasoning_content")] = rep.Reasoning
+		msg[cmp.Or(rep.ReasoningField, "reasoning_content")] = rep.Reasoning
 	}
 	usage := map[string]any{
 		"prompt_tokens":     u.PromptTokens,
@@ -491,11 +495,11 @@ func chatBody(c Call, rep Reply) []byte {
 		"choices": []any{map[string]any{
 			"index":         0,
 			"message":       msg,
-			"finish_reason": cmpOr(rep.FinishReason, "stop"),
+			"finish_reason": cmp.Or(rep.FinishReason, "stop"),
 			"logprobs":      nil,
 		}},
 		"usage":              usage,
-		"system_fingerprint": "fp_llmtest",
+		"system_fingerprint": cmp.Or(rep.Fingerprint, "fp_llmtest"),
 	})
 	return b
 }
@@ -536,13 +540,6 @@ func embedBody(c Call, rep Reply) ([]byte, error) {
 		"model":  model,
 		"usage":  map[string]any{"prompt_tokens": tokens, "total_tokens": tokens},
 	})
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // EstimateTokens is the server's token count: one token per

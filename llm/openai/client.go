@@ -13,8 +13,10 @@
 //     server's Retry-After; permanent failures (400, 401, 403, 404, other
 //     4xx, wrong reply shape) are returned at once;
 //   - a bound on the number of requests in flight (Config.MaxConcurrent);
-//   - several base URLs per role, each request going to the least-loaded
-//     one (ties broken round-robin) and a retry preferring another one;
+//   - several base URLs per role: every call of one episode to the same
+//     one (llm.WithEpisode; so a server's prefix cache is reused), other
+//     calls to the least-loaded one (ties broken round-robin), a retry
+//     preferring another one;
 //   - temperature 0 sent as "temperature": 0 (go-openai drops it);
 //   - embeddings in batches, L2-normalised, with their dimension checked;
 //   - typed errors (*Error, with kinds ErrRateLimited, ErrAuth, ...) that
@@ -36,6 +38,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -315,13 +318,30 @@ func (c *Client) newPool(urls []string, chat bool) (*pool, error) {
 	return p, nil
 }
 
-// pick returns the member with the fewest requests in flight among those
-// that have not failed within Cooldown (all of them when every one has),
-// starting the scan at the next one in round-robin order (so equal loads
-// alternate) and skipping avoid when there is another member. The caller
-// must call done.
-func (p *pool) pick(avoid *member, now time.Time) *member {
+// pick returns the member for the next attempt. A call made for an
+// episode (llm.WithEpisode) on its first attempt goes to the episode's own
+// member, Route mod n, unless that one failed within Cooldown and another
+// has not: all calls of one episode then reach one server, whose prefix
+// cache (vLLM, SGLang) holds the episode's growing prompt, and consecutive
+// episodes spread over the servers. Any other attempt (a retry, a call
+// outside an episode) goes to the member with the fewest requests in flight
+// among those that have not failed within Cooldown (all of them when every
+// one has), starting the scan at the next one in round-robin order (so
+// equal loads alternate) and skipping avoid when there is another member.
+// The caller must call done.
+func (p *pool) pick(avoid *member, now time.Time, route uint64, sticky bool) *member {
 	n := len(p.members)
+	cooling := func(m *member) bool {
+		f := m.failedAt.Load()
+		return f != 0 && now.Sub(time.Unix(0, f)) < Cooldown
+	}
+	if sticky && avoid == nil {
+		m := p.members[route%uint64(n)]
+		if !cooling(m) || !slices.ContainsFunc(p.members, func(o *member) bool { return !cooling(o) }) {
+			m.inflight.Add(1)
+			return m
+		}
+	}
 	start := int(p.next.Add(1)-1) % n
 	var best *member
 	bestCool := false
@@ -330,8 +350,7 @@ func (p *pool) pick(avoid *member, now time.Time) *member {
 		if m == avoid && n > 1 {
 			continue
 		}
-		f := m.failedAt.Load()
-		cool := f != 0 && now.Sub(time.Unix(0, f)) < Cooldown
+		cool := cooling(m)
 		if best == nil || bestCool && !cool ||
 			bestCool == cool && m.inflight.Load() < best.inflight.Load() {
 			best, bestCool = m, cool
@@ -447,7 +466,8 @@ func (c *Client) do(ctx context.Context, op, purpose, model string, p *pool, att
 		case <-ctx.Done():
 			return c.fail(ctx, op, purpose, model, last, n-1, failure{kind: ErrTimeout, cause: ctx.Err()})
 		}
-		m := p.pick(last, c.cfg.Now())
+		ep, sticky := llm.EpisodeFrom(ctx)
+		m := p.pick(last, c.cfg.Now(), ep.Route, sticky)
 		last = m
 		llm.MetersFor(ctx, c.cfg.Meter).Request(purpose, model)
 		actx, cancel := c.withTimeout(ctx, c.cfg.Timeout)
@@ -556,7 +576,10 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
-	llm.MetersFor(ctx, c.cfg.Meter).Call(req.Purpose, model, out.Usage)
+	ms := llm.MetersFor(ctx, c.cfg.Meter)
+	ms.Call(req.Purpose, model, out.Usage)
+	ms.NoteServed(model, out.Model, out.Fingerprint)
+	llm.CountTokens(ctx, out.Usage)
 	return out, nil
 }
 
@@ -651,6 +674,7 @@ func chatResponse(resp goopenai.ChatCompletionResponse, raw []byte, model string
 		Reasoning:    reasoning,
 		FinishReason: string(ch.FinishReason),
 		Model:        model,
+		Fingerprint:  resp.SystemFingerprint,
 		Usage:        u,
 	}, nil
 }
@@ -767,6 +791,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		}
 		ms := llm.MetersFor(ctx, c.cfg.Meter)
 		ms.Call(llm.EmbedPurpose, model, usage)
+		llm.CountTokens(ctx, usage)
 		ms.Texts(llm.EmbedPurpose, model, len(chunk))
 		out = append(out, vecs...)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/samem/trainer/agent"
@@ -60,13 +61,65 @@ func trainEval(t *testing.T, m agent.Method, perType, nEval int) (won, n, steps 
 }
 
 func TestHouseholdOffline(t *testing.T) {
-	m, _ := memstream.New(memstream.Config{}, memstream.Deps{Embed: llmoffline.New(256), Offline: Method{}})
+	m, _ := memstream.New(memstream.Config{Carry: true}, memstream.Deps{Embed: llmoffline.New(256), Offline: Method{}})
 	won, n, _ := trainEval(t, m, 1, 8)
 	if won == 0 {
 		t.Errorf("offline memory stream won %d of %d", won, n)
 	}
 	if m.Size()["reflections"] == 0 {
 		t.Error("training never reflected")
+	}
+}
+
+// TestScopeEpisodeByDefault: by default the stream is the episode's, as
+// AriGraph's graph is: training leaves nothing, and an evaluation episode
+// of a task trained before decides as an untrained method's does. With
+// Carry the training stream reaches evaluation.
+func TestScopeEpisodeByDefault(t *testing.T) {
+	ctx := context.Background()
+	suite, err := household.New(household.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := suite.Open(ctx)
+	defer env.Close()
+	train, _ := suite.Tasks(envbridge.SplitTrain)
+	task := train[0]
+	play := func(m agent.Method, mode agent.Mode) []string {
+		ep, err := runner.Run(ctx, env, m, agent.Start{Task: task, Mode: mode, Style: suite.Style(), Rand: rand.New(rand.NewPCG(5, 5))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acts []string
+		for _, tr := range ep.Transitions {
+			acts = append(acts, tr.Decision.Action)
+		}
+		return acts
+	}
+	fresh := func(carry bool) *memstream.Method {
+		m, err := memstream.New(memstream.Config{Carry: carry}, memstream.Deps{Embed: llmoffline.New(256), Offline: Method{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	untrained := play(fresh(false), agent.Eval)
+	m := fresh(false)
+	for range 3 {
+		play(m, agent.Train)
+	}
+	if n := m.Size()["memories"]; n != 0 {
+		t.Errorf("default scope: %d memories kept after training, want 0", n)
+	}
+	if got := play(m, agent.Eval); !slices.Equal(got, untrained) {
+		t.Errorf("default scope: trained evaluation %q differs from untrained %q", got, untrained)
+	}
+	c := fresh(true)
+	for range 3 {
+		play(c, agent.Train)
+	}
+	if n := c.Size()["memories"]; n == 0 {
+		t.Error("carry: training kept no memory")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/samem/trainer/thought"
@@ -95,3 +96,7 @@ func mentionedDirections(text string) []string {
 	}
 	return out
 }
+
+// FictionStrategies is the offline thinker's library for interactive
+// fiction (a copy), for offline roles that read these thoughts back.
+func FictionStrategies() []string { return slices.Clone(fictionStrategies) }

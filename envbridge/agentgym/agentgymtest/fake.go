@@ -125,6 +125,10 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fail := func(msg string) { enc.Encode(map[string]string{"error": msg}) }
 	env := f.envs[body.ID]
 	switch r.URL.Path {
+	case "/":
+		// AgentGym's servers name themselves at their root.
+		enc.Encode("This is environment " + f.kind + " (agentgymtest fake).")
+		return
 	case "/create":
 		f.envs[f.next] = &fakeEnv{}
 		enc.Encode(map[string]int{"id": f.next})

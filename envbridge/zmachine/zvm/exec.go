@@ -169,10 +169,27 @@ func (m *Machine) localFault(v int, write bool) uint16 {
 	return 0
 }
 
+// underflow is a pull from an empty evaluation stack. The standard calls it
+// illegal (§6.3.2), but Infocom's interpreters, and Frotz (which Jericho
+// and dfrotz are) after them, keep a routine's frame on the same stack just
+// below its evaluation stack, so the pull reads the frame: its last local
+// (Frotz's frame word, argument count and call type, when it has none).
+// Games were played that way: seastalker returns with ret_popped from a
+// routine that pushed nothing. The stack is left as it was (Frotz moves
+// its stack pointer into the frame; no game of the Jericho suite pulls
+// twice).
+//
 //go:noinline
 func (m *Machine) underflow() uint16 {
-	m.fault("stack underflow")
-	return 0
+	f := m.top()
+	if f.nLocals > 0 {
+		return m.stack[f.base+f.nLocals-1]
+	}
+	v := uint16(f.nArgs)
+	if f.store < 0 {
+		v |= 1 << 12
+	}
+	return v
 }
 
 func (m *Machine) store(x uint16) {
@@ -828,6 +845,7 @@ func (m *Machine) execVar(op int, n int) {
 			if m.screen.curCol < 0 {
 				m.screen.curCol = 0
 			}
+			m.screen.reach(m.screen.curRow)
 		}
 	case 16: // get_cursor
 		if m.need(n, 1, "get_cursor") {

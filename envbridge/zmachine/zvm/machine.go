@@ -243,6 +243,15 @@ func (m *Machine) Global(n int) uint16 {
 	return m.PeekWord(m.hdr.Globals + 2*n)
 }
 
+// SetGlobal sets global variable n (0-239) to v; out of range it does
+// nothing. The driver marks globals with it on a snapshot it then restores.
+func (m *Machine) SetGlobal(n int, v uint16) {
+	if n < 0 || n > 239 {
+		return
+	}
+	m.setGlobal(n+16, v)
+}
+
 // PeekByte returns the byte at addr (0 outside memory). It stands for the
 // brief's ReadByte(addr int) byte: go vet's stdmethods check rejects a method
 // named ReadByte whose signature is not io.ByteReader's, so it has this name.
@@ -251,6 +260,15 @@ func (m *Machine) PeekByte(addr int) byte {
 		return 0
 	}
 	return m.mem[addr]
+}
+
+// AppendMemory appends the n bytes of memory from addr to buf (those within
+// memory) and returns it.
+func (m *Machine) AppendMemory(buf []byte, addr, n int) []byte {
+	if addr < 0 || n <= 0 || addr >= len(m.mem) {
+		return buf
+	}
+	return append(buf, m.mem[addr:min(addr+n, len(m.mem))]...)
 }
 
 // PeekWord is ReadWord, named to match PeekByte.

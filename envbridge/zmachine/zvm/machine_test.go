@@ -487,3 +487,32 @@ func TestRestoreOtherStory(t *testing.T) {
 		t.Errorf("look after the ignored Restore: %q", out)
 	}
 }
+
+// TestFrotzCompatible: what the Jericho suite's games need where the
+// standard calls the program wrong and Frotz plays on: a pull from an empty
+// evaluation stack reads the routine's last local (seastalker), attribute
+// 48 is ignored by set and clear and false to test (sherlock), and text
+// written below the upper window's split stays in the upper window's lines
+// (lost pig's menu).
+func TestFrotzCompatible(t *testing.T) {
+	m := loadSmall(t, Options{})
+	if _, out := do(t, m, "underflow"); !strings.Contains(out, "Pulled 7.") {
+		t.Errorf("underflow: %q, want the local pulled (Pulled 7.)", out)
+	}
+	if _, out := do(t, m, "attr"); !strings.Contains(out, "Attribute 48 ignored.") {
+		t.Errorf("attr: %q", out)
+	}
+	for id := 1; id <= m.NumObjects(); id++ {
+		if o := m.Object(id); o.Name == "gold coin" && o.Parent == 0 {
+			t.Errorf("attribute 48 damaged the coin's parent")
+		}
+	}
+	w, out := do(t, m, "below")
+	st := m.Output().Status
+	if w != WaitLine || !strings.Contains(out, "Drawn below.") || len(st) < 3 || !strings.Contains(st[2], "BELOW THE SPLIT") {
+		t.Errorf("below: %v %q, upper window %q", w, out, st)
+	}
+	if _, out := do(t, m, "take coin"); !strings.Contains(out, "Taken.") {
+		t.Errorf("take coin after the checks: %q", out)
+	}
+}

@@ -85,8 +85,7 @@ func (m *Machine) attr(o, n int) bool {
 		return false
 	}
 	if n < 0 || n >= m.numAttrs() {
-		m.fault("attribute %d out of range", n)
-		return false
+		return false // see setAttr
 	}
 	return m.mem[a+n/8]&(0x80>>(n%8)) != 0
 }
@@ -104,7 +103,12 @@ func (m *Machine) setAttr(o, n int, on bool) {
 		return
 	}
 	if n < 0 || n >= m.numAttrs() {
-		m.fault("attribute %d out of range", n)
+		// An attribute past the last (32 in version 3, 48 later) is
+		// illegal (§12.3.1). Sherlock sets and clears attribute 48 in its
+		// last act; Frotz ignores exactly that, and otherwise warns and
+		// writes into the object's parent field. Here the write is
+		// ignored and a test is false, for every game: no object is
+		// damaged and the game goes on.
 		return
 	}
 	if on {

@@ -84,6 +84,19 @@ func (s *screen) setUpper(h int) {
 	}
 }
 
+// reach makes row part of the upper window's grid when a game sets its
+// cursor below the split (Inform's DoMenu splits for its heading and draws
+// the entries under it; on Frotz's screen they show): the grid grows, the
+// split stays, and the next split_window cuts the grid again.
+func (s *screen) reach(row int) {
+	if row < len(s.grid) || row >= 255 {
+		return
+	}
+	h := s.upperH
+	s.setUpper(row + 1)
+	s.upperH = h
+}
+
 func (s *screen) clearUpper() {
 	for _, row := range s.grid {
 		for i := range row {
