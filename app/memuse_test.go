@@ -20,6 +20,9 @@ func TestMemoryUseInSummary(t *testing.T) {
 	cfg := smallConfig(t, "samem", "memstream")
 	cfg.Iterations, cfg.PerType = 1, 1
 	cfg.SAMem.ForgetDropZero = true
+	// One stream over training, so that memstream evaluates with a saved
+	// memory (by default each episode starts empty).
+	cfg.MemStream.Carry = true
 	if _, err := Train(ctx, cfg, quiet()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,6 @@
+package autoguide
+
+import "github.com/samem/trainer/internal/promptset"
+
+// The prompt templates and answer schemas are recorded for provenance (internal/promptset).
+func init() { promptset.Register("autoguide", promptFS, "prompts/*.tmpl", "prompts/*.schema.json") }

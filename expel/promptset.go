@@ -1,0 +1,6 @@
+package expel
+
+import "github.com/samem/trainer/internal/promptset"
+
+// The prompt templates and answer schemas are recorded for provenance (internal/promptset).
+func init() { promptset.Register("expel", promptFS, "prompts/*.tmpl", "prompts/*.schema.json") }
