@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,6 +132,16 @@ type Config struct {
 	// MaxErrors is how many errored episodes eval tolerates before it
 	// keeps its results apart and exits non-zero (-max-errors); not saved.
 	MaxErrors int `json:"-"`
+
+	// Cost control (docs/COST.md); not saved. DryRun plays one short
+	// episode per method and prints what the whole run would cost.
+	// Budget (USD, at -prices) and MaxRequests (requests sent) cap what
+	// training spends over all its runs into the directory: it stops at an
+	// episode boundary, with a checkpoint, before the next episode would
+	// cross them (0: no cap).
+	DryRun      bool    `json:"-"`
+	Budget      float64 `json:"-"`
+	MaxRequests int64   `json:"-"`
 }
 
 // EnvConfig selects the environment.
@@ -264,6 +275,26 @@ func (c Config) Validate() error {
 	}
 	if c.MaxErrors < 0 {
 		return bad("max-errors", "%d: want 0 or more", c.MaxErrors)
+	}
+	if !(c.Budget >= 0) || math.IsInf(c.Budget, 0) {
+		return bad("budget", "%v: want an amount of US dollars, 0 or more (0: no cap)", c.Budget)
+	}
+	if c.MaxRequests < 0 {
+		return bad("max-requests", "%d: want 0 or more (0: no cap)", c.MaxRequests)
+	}
+	if c.Budget > 0 {
+		prices, err := llm.ParsePrices(c.LLM.Prices)
+		if err != nil {
+			return bad("prices", "%v", err)
+		}
+		if len(prices) == 0 {
+			return bad("budget", "needs -prices: what requests cost is counted at the models' prices (e.g. -prices gpt-4o-mini=0.15/0.60,text-embedding-3-small=0.02)")
+		}
+		for _, m := range c.LLM.paidModels() {
+			if _, ok := prices[m]; !ok {
+				return bad("budget", "-prices has no price for %s, whose requests would then count as free", m)
+			}
+		}
 	}
 	if len(c.Methods) == 0 {
 		return bad("method", "no method given")
@@ -446,6 +477,20 @@ func (l LLMConfig) validateReasoning() error {
 		}
 	}
 	return nil
+}
+
+// paidModels are the models the run sends requests to at a price: those
+// of an OpenAI-compatible server (local models and the offline backend
+// cost nothing; replay answers from the cache).
+func (l LLMConfig) paidModels() []string {
+	var out []string
+	if l.Backend == BackendOpenAI && l.ChatModel != "" {
+		out = append(out, l.ChatModel)
+	}
+	if l.EmbedBackend() == BackendOpenAI && l.EmbedModel != "" {
+		out = append(out, l.EmbedModel)
+	}
+	return out
 }
 
 // Settings are the model settings of the configuration that apply to every

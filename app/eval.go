@@ -45,8 +45,13 @@ type EvalResult struct {
 	Parse            map[string]llm.Stats `json:"parse,omitempty"`
 	FallbackShare    float64              `json:"fallback_share"`
 	MeasuresFallback bool                 `json:"measures_fallback,omitempty"`
-	Tokens           int64                `json:"tokens"`
-	// ReasoningTokens is the part of Tokens' completion tokens the model
+	// Tokens are the tokens the method consumed (sent to a server or
+	// served by the response cache: the same for every backend, so methods
+	// compare alike; seed 002 Fig. 8); TokensSent those a server answered,
+	// what CostUSD prices (docs/COST.md).
+	Tokens     int64 `json:"tokens"`
+	TokensSent int64 `json:"tokens_sent"`
+	// ReasoningTokens is the part of the completion tokens the model
 	// spent reasoning, as the server reported them (0 when it does not).
 	ReasoningTokens int64   `json:"reasoning_tokens"`
 	CostUSD         float64 `json:"cost_usd"`
@@ -173,6 +178,18 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	case cfg.Shard.Active():
 		return nil, evalShard(ctx, cfg, io)
 	case len(cfg.Seeds) > 0:
+		// The seeds' combination is written to the parent's evaluation
+		// directory: one writer there too (each seed's evalOne locks its
+		// own).
+		outDir, _, err := EvalDir(cfg)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := lockDir(outDir+EvalLockSuffix, "evaluation directory "+outDir, io.Err)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 		return evalSeeds(ctx, cfg, io)
 	}
 	return evalOne(ctx, cfg, io)
@@ -251,6 +268,17 @@ func loadMethod(ctx context.Context, cfg Config, name string, backend *Backend, 
 
 // evalOne evaluates the methods of cfg on one run seed (cfg.Run, cfg.Seed).
 func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult, err error) {
+	outDir, overrides, err := EvalDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// One writer per evaluation directory, from before anything costs or
+	// writes (other evaluations of the run, and training, may go on).
+	unlock, err := lockDir(outDir+EvalLockSuffix, "evaluation directory "+outDir, io.Err)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	set, err := setUpEval(ctx, &cfg, io.Err)
 	if err != nil {
 		return nil, err
@@ -260,10 +288,6 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 		return nil, err
 	}
 	defer backend.Close()
-	outDir, overrides, err := EvalDir(cfg)
-	if err != nil {
-		return nil, err
-	}
 	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods)
 	if err != nil {
 		return nil, err
@@ -497,10 +521,8 @@ func evalSummary(seed int64, name, split string, eps []runner.Episode, trials in
 	res := EvalResult{
 		Method: name, Split: split, Tasks: s.Tasks, SuccessRate: s.SuccessRate, AvgScore: s.AvgScore,
 		SPL: s.SPL, SPLPaper: s.SPLPaper, AvgSteps: s.AvgSteps, Errors: s.Errors, Completed: s.Completed,
-		// The tokens the method consumed, whether a server or the response
-		// cache answered (so methods compare alike with or without a cache);
-		// what was paid is CostUSD and the usage account.
-		Tokens:          usage.Total.PromptTokens + usage.Total.CompletionTokens + usage.Total.CachedTokens,
+		Tokens:          usage.Total.ConsumedTokens(),
+		TokensSent:      usage.Total.SentTokens(),
 		ReasoningTokens: usage.Total.ReasoningTokens,
 		CostUSD:         usage.Total.CostUSD,
 		ByType:          map[string]runner.Summary{}, Usage: usage,
@@ -637,10 +659,12 @@ func writeTrajectories(path string, seed int64, methods []string, superseded []b
 	return os.Rename(tmp, path)
 }
 
-// PrintTable writes the comparison table: one row per method, then one per
-// method and task type.
+// PrintTable writes the comparison table, one row per method, in the
+// words of docs/COST.md; a method whose memory guided no step is flagged
+// in its row and named under the table.
 func PrintTable(w *tabwriter.Writer, results []EvalResult) {
-	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\t95% CI\tavg score\tSPL\tSPL (Table 4)\tavg steps\tguided\tfallback\ttokens\tmemory")
+	fmt.Fprintln(w, "method\tsplit\ttasks\terrored\tsuccess\t95% CI\tavg score\tSPL\tSPL (Table 4)\tavg steps\tfallback\tmemory guided\trequests sent\tcache hits\ttokens sent\ttokens consumed\tcost (USD)\tmemory")
+	var never []string
 	for _, r := range results {
 		fb := "-"
 		if len(r.Parse) > 0 {
@@ -649,13 +673,21 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 				fb += " (measures its fallback rules)"
 			}
 		}
+		if r.NeverGuided() {
+			never = append(never, r.Method)
+		}
+		t := r.Usage.Total
 		tokens := fmt.Sprint(r.Tokens)
 		if r.ReasoningTokens > 0 {
 			tokens += fmt.Sprintf(" (%d reasoning)", r.ReasoningTokens)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%s\t%.3f\t%s\t%s\t%.1f\t%.2f\t%s\t%s\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, intervalText(r.CI.Success), r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, r.MemoryUse.GuidedShare, fb, tokens, runner.FormatSize(r.Memory))
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.3f\t%s\t%.3f\t%s\t%s\t%.1f\t%s\t%s\t%d\t%d\t%d\t%s\t%.4f\t%s\n", r.Method, r.Split, r.Tasks, r.Errors, r.SuccessRate, intervalText(r.CI.Success), r.AvgScore, fmtPtr(r.SPL), fmtPtr(r.SPLPaper), r.AvgSteps, fb,
+			r.GuidedCell(), t.Requests, t.CacheHits, r.TokensSent, tokens, r.CostUSD, runner.FormatSize(r.Memory))
 	}
 	w.Flush()
+	if len(never) > 0 {
+		fmt.Fprintf(w, "⚠ %s: memory never guided a step of this evaluation; the row measures the method as if it had no memory\n", strings.Join(never, ", "))
+	}
 	if len(results) > 0 {
 		iv := results[0].CI.Success
 		switch iv.Over {
@@ -665,6 +697,7 @@ func PrintTable(w *tabwriter.Writer, results []EvalResult) {
 			fmt.Fprintf(w, "95%% intervals over the tasks of one run seed (Wilson); -seeds gives intervals over seeds\n")
 		}
 	}
+	w.Flush()
 }
 
 // intervalText is an interval's bounds, "[0.41, 0.93]", or "-".
@@ -698,6 +731,15 @@ func PrintPaired(w *tabwriter.Writer, results []EvalResult) {
 	}
 	w.Flush()
 	fmt.Fprintf(w, "(%s)\n", stats.PairedMethod)
+}
+
+// ResultsNote is the line printed above results of the offline backend
+// (report.OfflineNote), or "".
+func ResultsNote(cfg Config) string {
+	if cfg.LLM.Backend == BackendOffline {
+		return report.OfflineNote
+	}
+	return ""
 }
 
 // PrintTable1 writes seed 002 Table 1's columns for environments that keep

@@ -161,8 +161,9 @@ func (p *Progress) line() {
 		p.label, p.done, p.n, p.won, p.errors, elapsed.Round(time.Second), eta, usageLine(p.Meter))
 }
 
-// usageLine is ", 420 requests, 1.2M tokens, $0.03, replies 300 (5 repaired, 2
-// unusable)" for a meter that saw requests or replies, else "".
+// usageLine is ", 420 requests sent, 35 cache hits, 1.2M tokens sent, 1.3M
+// tokens consumed, $0.0300, replies 300 (5 repaired, 2 unusable)" for a
+// meter that saw requests or replies, else "" (the words of docs/COST.md).
 func usageLine(m *llm.Meter) string {
 	if m == nil {
 		return ""
@@ -171,7 +172,7 @@ func usageLine(m *llm.Meter) string {
 	if t.Requests == 0 && t.CacheHits == 0 && t.Replies == 0 {
 		return ""
 	}
-	s := fmt.Sprintf(", %d requests (%d cached), %d tokens, $%.4f", t.Requests, t.CacheHits, t.PromptTokens+t.CompletionTokens, t.CostUSD)
+	s := fmt.Sprintf(", %d requests sent, %d cache hits, %s tokens sent, %s tokens consumed, $%.4f", t.Requests, t.CacheHits, llm.FormatCount(t.SentTokens()), llm.FormatCount(t.ConsumedTokens()), t.CostUSD)
 	if t.Replies > 0 {
 		s += fmt.Sprintf(", replies %d (%d repaired, %d unusable, fallback %.0f%%)", t.Replies, t.Repaired, t.Unusable, 100*t.FallbackShare())
 	}

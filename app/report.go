@@ -81,7 +81,7 @@ func WriteReport(run, split string) ([]string, error) {
 		m := report.Method{
 			Name: r.Method, Note: AblationDoc(r.Method), Baseline: IsBaseline(r.Method),
 			Overall: runner.Summary{Tasks: r.Tasks, Completed: r.Completed, SuccessRate: r.SuccessRate, AvgScore: r.AvgScore, SR: r.SR, AR: r.AR, SPL: r.SPL, SPLPaper: r.SPLPaper, AvgSteps: r.AvgSteps, Errors: r.Errors},
-			ByType:  r.ByType, Tokens: r.Tokens, ReasoningTokens: r.ReasoningTokens, CostUSD: r.CostUSD, Memory: r.Memory,
+			ByType:  r.ByType, Tokens: r.Tokens, ReasoningTokens: r.ReasoningTokens, TokensSent: r.TokensSent, Requests: r.Usage.Total.Requests, CacheHits: r.Usage.Total.CacheHits, CostUSD: r.CostUSD, Memory: r.Memory,
 			FallbackShare: r.FallbackShare, MeasuresFallback: r.MeasuresFallback, Parse: parseRows(r),
 			Success: r.CI.Success, Score: r.CI.Score, TypeCI: map[string]report.TypeCI{},
 		}

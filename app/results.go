@@ -261,6 +261,30 @@ type MemoryUse struct {
 	TokensUse      int64 `json:"tokens_use"`
 }
 
+// NeverGuided reports whether r's method keeps a memory (it is no
+// baseline) that guided none of the steps of its completed episodes
+// (runner.GuidedShare, the one definition of the share): its row
+// measures the method as if it had no memory.
+func (r EvalResult) NeverGuided() bool {
+	return !IsBaseline(r.Method) && r.MemoryUse.Steps > 0 && r.MemoryUse.GuidedSteps == 0
+}
+
+// GuidedCell is the "memory guided" cell of the tables: the guided-step
+// share ("43%"), "never ⚠" (NeverGuided), "-" without a completed step,
+// or "- (no memory)" for a baseline, which keeps nothing between
+// episodes.
+func (r EvalResult) GuidedCell() string {
+	switch {
+	case IsBaseline(r.Method):
+		return "- (no memory)"
+	case r.MemoryUse.Steps == 0:
+		return "-"
+	case r.NeverGuided():
+		return "never ⚠"
+	}
+	return fmt.Sprintf("%.0f%%", 100*r.MemoryUse.GuidedShare)
+}
+
 func tokensOf(s llm.Stats) int64 { return s.PromptTokens + s.CompletionTokens + s.CachedTokens }
 
 // memoryUse computes the memory-use metrics of a method's evaluated

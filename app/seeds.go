@@ -49,7 +49,10 @@ func trainSeeds(ctx context.Context, cfg Config, io Streams) ([]TrainResult, err
 		if !cfg.Shard.Takes(k) {
 			continue
 		}
-		c := seedConfig(cfg, s)
+		c, err := seedCaps(cfg, seedConfig(cfg, s))
+		if err != nil {
+			return all, fmt.Errorf("seed %d: %w", s, err)
+		}
 		c.metricsAlso = cfg.Run
 		fmt.Fprintf(io.Err, "seed %d (%d of %d): %s\n", s, k+1, len(cfg.Seeds), c.Run)
 		res, err := Train(ctx, c, io)
@@ -66,6 +69,39 @@ func trainSeeds(ctx context.Context, cfg Config, io Streams) ([]TrainResult, err
 	}
 	printTrainingIntervals(io.Err, all)
 	return all, writeConfig(cfg, prev.Methods)
+}
+
+// seedCaps gives c, the sub-run of one seed of cfg, its part of cfg's caps
+// (-budget, -max-requests): they hold for the whole run over its seeds, so
+// a seed may spend what the caps leave once the other seeds' sub-runs'
+// spending (each one's train-usage.json) is taken off. When the others have
+// reached a cap the seed is refused (ErrBudget) before anything starts.
+func seedCaps(cfg, c Config) (Config, error) {
+	if cfg.Budget <= 0 && cfg.MaxRequests <= 0 {
+		return c, nil
+	}
+	var others Spent
+	for _, o := range cfg.Seeds {
+		if o == c.Seed {
+			continue
+		}
+		sp, err := spentBefore(seedConfig(cfg, o))
+		if err != nil {
+			return c, err
+		}
+		others = others.add(sp)
+	}
+	if cfg.Budget > 0 {
+		if c.Budget = cfg.Budget - others.CostUSD; !(c.Budget > 0) {
+			return c, fmt.Errorf("%w: the other seeds of %s have spent $%.4f of -budget $%.4f; run again with a higher -budget to go on", ErrBudget, cfg.Run, others.CostUSD, cfg.Budget)
+		}
+	}
+	if cfg.MaxRequests > 0 {
+		if c.MaxRequests = cfg.MaxRequests - others.Requests; c.MaxRequests <= 0 {
+			return c, fmt.Errorf("%w: the other seeds of %s have sent %d of -max-requests %d; run again with a higher -max-requests to go on", ErrBudget, cfg.Run, others.Requests, cfg.MaxRequests)
+		}
+	}
+	return c, nil
 }
 
 // printTrainingIntervals prints each method's success on the training
@@ -269,13 +305,14 @@ func meanResult(rs []EvalResult, seeds []int64) EvalResult {
 	out.Tasks, out.Completed, out.Errors = m.Tasks, m.Completed, m.Errors
 	out.SuccessRate, out.AvgScore, out.AvgSteps, out.SPL, out.SPLPaper = m.SuccessRate, m.AvgScore, m.AvgSteps, m.SPL, m.SPLPaper
 	out.SR, out.AR = m.SR, m.AR
-	out.Tokens, out.ReasoningTokens, out.CostUSD, out.Usage, out.Parse, out.FallbackShare, out.MeasuresFallback = 0, 0, 0, llm.Report{}, nil, 0, false
+	out.Tokens, out.TokensSent, out.ReasoningTokens, out.CostUSD, out.Usage, out.Parse, out.FallbackShare, out.MeasuresFallback = 0, 0, 0, 0, llm.Report{}, nil, 0, false
 	mem := map[string]float64{}
 	use := MemoryUse{}
 	var prog, score []float64
 	successes := 0.0
 	for _, r := range rs {
 		out.Tokens += r.Tokens
+		out.TokensSent += r.TokensSent
 		out.ReasoningTokens += r.ReasoningTokens
 		out.CostUSD += r.CostUSD
 		out.Usage = out.Usage.Add(r.Usage)

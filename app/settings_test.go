@@ -73,7 +73,7 @@ func TestSettingsClassified(t *testing.T) {
 		sort.Strings(got[e])
 	}
 	want := map[Effect][]string{
-		ExecutionOnly: {"agentgym", "cache", "chat-url", "concurrency", "embed-url", "local-dir", "local-threads", "max-errors", "prices", "progress-every", "record-train", "retries", "timeout", "workers"},
+		ExecutionOnly: {"agentgym", "budget", "cache", "chat-url", "concurrency", "dry-run", "embed-url", "local-dir", "local-threads", "max-errors", "max-requests", "prices", "progress-every", "record-train", "retries", "timeout", "workers"},
 		Selects:       {"method", "run", "seeds", "shard", "split"},
 	}
 	for _, e := range []Effect{ExecutionOnly, Selects} {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/samem/trainer/agent"
 
@@ -50,6 +51,16 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		return nil, err
 	}
 	cfg = cfg.Resolved()
+	// One writer per run directory, from before anything costs or writes.
+	// The shards of a run over seeds (-seeds with -shard) train the
+	// parent's seeds side by side, each seed's sub-run under its own lock.
+	if len(cfg.Seeds) == 0 || !cfg.Shard.Active() {
+		unlock, err := lockDir(filepath.Join(cfg.Run, TrainLockFile), "run directory "+cfg.Run, io.Err)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	// A run directory's config.json describes its memories: training them
 	// further with settings that change what they learn is refused before
 	// anything is written.
@@ -95,6 +106,16 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 	}
 	fmt.Fprintf(io.Err, "training %v on %s: %d tasks x %d iterations, %d workers, %s, run directory %s\n",
 		cfg.Methods, suite.Name(), len(tasks), cfg.Iterations, cfg.Workers, cfg.LLM.Describe(), cfg.Run)
+	// What earlier train commands spent here counts against the caps.
+	before, err := spentBefore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	capped := cfg.Budget > 0 || cfg.MaxRequests > 0
+	if capped {
+		fmt.Fprintln(io.Err, budgetNote(cfg, before))
+	}
+	var episodes atomic.Int64 // ended in this command, every method
 	// The usage account is printed and saved at the end of every run that
 	// started a method, whether it succeeded or not.
 	acct := newAccount("train", cfg)
@@ -107,6 +128,8 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 			return
 		}
 		acct.Run = backend.Meter.Report()
+		spent := before.add(Spent{Requests: acct.Run.Total.Requests, CostUSD: acct.Run.Total.CostUSD, Episodes: episodes.Load()})
+		acct.Spent = &spent
 		path := ""
 		if save || acct.Run.Total.Requests > 0 {
 			path = trainUsagePath(cfg)
@@ -141,6 +164,12 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 		prog := NewProgress(io.Err, io.TTY)
 		prog.Meter = meter
 		prog.Every = cfg.ProgressEvery
+		var gate *spendGate
+		var admit func(int) error
+		if capped {
+			gate = &spendGate{maxUSD: cfg.Budget, maxReq: cfg.MaxRequests, before: before, run: backend.Meter, method: meter}
+			admit = gate.admit
+		}
 		var progress runner.Progress = prog
 		var rec *recorder
 		if recordsTraining(cfg.RecordTrain, len(tasks)*cfg.Iterations) {
@@ -159,7 +188,8 @@ func Train(ctx context.Context, cfg Config, io Streams) (results []TrainResult, 
 				EmbedDim:      int32(backend.Embedder.Dim()),
 			},
 			Stop:     io.Stop,
-			Progress: progress,
+			Progress: countingProgress{Progress: progress, n: &episodes, gate: gate},
+			Admit:    admit,
 			Iterated: func(h []runner.IterationStats) {
 				for _, run := range []string{cfg.Run, cfg.metricsAlso} {
 					if run == "" {

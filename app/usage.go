@@ -31,6 +31,9 @@ type Account struct {
 	Run llm.Report `json:"run"`
 	// Methods holds each method's own account, by method name.
 	Methods map[string]llm.Report `json:"methods"`
+	// Spent (train) is what every train command into the run directory has
+	// spent so far, this one included: what -budget and -max-requests cap.
+	Spent *Spent `json:"spent,omitempty"`
 }
 
 // newAccount starts an empty account.

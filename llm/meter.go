@@ -70,6 +70,16 @@ type Stats struct {
 	CostUSD float64 `json:"cost_usd"`
 }
 
+// SentTokens are the tokens of the calls a server answered, prompt and
+// completion: what is paid.
+func (s Stats) SentTokens() int64 { return s.PromptTokens + s.CompletionTokens }
+
+// ConsumedTokens are the tokens the method's calls amount to, whoever
+// answered them: the tokens sent and those of the replies the response
+// cache served (what seed 002 Fig. 8 compares between methods). Embedding
+// texts served by the cache carry no token count.
+func (s Stats) ConsumedTokens() int64 { return s.SentTokens() + s.CachedTokens }
+
 // FallbackShare is the share of parsed replies a role could not use and
 // replaced by its rules or skipped (0 when it parsed none).
 func (s Stats) FallbackShare() float64 {
@@ -118,12 +128,15 @@ type Report struct {
 }
 
 // String is a short human-readable summary, one line for the total and one
-// per purpose, for the end of a run.
+// per purpose, for the end of a run, in the words every table uses
+// (docs/COST.md): requests sent (every attempt), calls answered, cache hits,
+// tokens sent (prompt + completion of the answered calls: what is paid),
+// tokens consumed (those and the cached replies' tokens), cost.
 func (r Report) String() string {
 	var b strings.Builder
 	line := func(name string, s Stats) {
-		fmt.Fprintf(&b, "%-18s %6d requests %6d answered %6d cached  %9s prompt %9s completion tokens  $%.4f  %d retries %d failures",
-			name, s.Requests, s.Calls, s.CacheHits, count(s.PromptTokens), count(s.CompletionTokens), s.CostUSD, s.Retries, s.Errors)
+		fmt.Fprintf(&b, "%-18s %6d requests sent %6d answered %6d cache hits  %9s tokens sent (%s prompt + %s completion) %9s consumed  $%.4f  %d retries %d failures",
+			name, s.Requests, s.Calls, s.CacheHits, count(s.SentTokens()), count(s.PromptTokens), count(s.CompletionTokens), count(s.ConsumedTokens()), s.CostUSD, s.Retries, s.Errors)
 		if s.ReasoningTokens > 0 {
 			fmt.Fprintf(&b, "  (%s reasoning)", count(s.ReasoningTokens))
 		}
@@ -153,6 +166,10 @@ func (r Report) String() string {
 	}
 	return b.String()
 }
+
+// FormatCount formats n with k/M suffixes (1234567 -> "1.23M"), as the
+// usage account does.
+func FormatCount(n int64) string { return count(n) }
 
 // count formats n with k/M suffixes (1234567 -> "1.23M").
 func count(n int64) string {

@@ -40,7 +40,7 @@ func TestLoadSkipsJunk(t *testing.T) {
 	if len(notes) != 3 || !strings.Contains(notes[0], "skipped memory 1") {
 		t.Errorf("notes = %q, want 3 naming the skipped memories", notes)
 	}
-	if _, err := m2.s.Retrieve(ctx, emb, "a key", 5, 3, defaultDecay, Weights{1, 1, 1}, nil); err != nil {
+	if _, err := m2.s.Retrieve(ctx, emb, "a key", 5, 3, DefaultDecay, Weights{1, 1, 1}, nil); err != nil {
 		t.Errorf("retrieval after load: %v", err)
 	}
 }

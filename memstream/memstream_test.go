@@ -37,11 +37,11 @@ var _ llm.Embedder = axisEmbedder{}
 
 func TestScore(t *testing.T) {
 	emb := axisEmbedder{"q": {1, 0}, "old relevant": {1, 0}, "new irrelevant": {0, 1}, "mid": {0.6, 0.8}}
-	s := newStream()
+	s := NewStream()
 	s.Add(KindObservation, "old relevant", "t", 0, 2, nil)    // recency 0.995^10
 	s.Add(KindObservation, "mid", "t", 5, 10, nil)            // recency 0.995^5
 	s.Add(KindObservation, "new irrelevant", "t", 10, 6, nil) // recency 1
-	got, err := s.Score(context.Background(), emb, "q", 10, defaultDecay, paperWeights, nil)
+	got, err := s.Score(context.Background(), emb, "q", 10, DefaultDecay, PaperWeights, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,19 +66,19 @@ func TestScore(t *testing.T) {
 		t.Errorf("order = %v %v %v", got[0].Text, got[1].Text, got[2].Text)
 	}
 	// weights change the order: relevance alone puts the old memory first.
-	got, _ = s.Score(context.Background(), emb, "q", 10, defaultDecay, Weights{Relevance: 1}, nil)
+	got, _ = s.Score(context.Background(), emb, "q", 10, DefaultDecay, Weights{Relevance: 1}, nil)
 	if got[0].Text != "old relevant" {
 		t.Errorf("relevance-only top = %q", got[0].Text)
 	}
 	// Retrieve marks access.
-	top, _ := s.Retrieve(context.Background(), emb, "q", 20, 1, defaultDecay, paperWeights, nil)
+	top, _ := s.Retrieve(context.Background(), emb, "q", 20, 1, DefaultDecay, PaperWeights, nil)
 	if m := s.Memories()[top[0].ID]; m.LastAccess != 20 {
 		t.Errorf("LastAccess = %d, want 20", m.LastAccess)
 	}
 }
 
 func TestReflectionThreshold(t *testing.T) {
-	s := newStream()
+	s := NewStream()
 	for i := range 15 {
 		s.Add(KindObservation, fmt.Sprint(i), "t", i, 10, nil)
 		if got, want := s.ShouldReflect(defaultThreshold), 10*(i+1) > 150; got != want {

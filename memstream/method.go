@@ -23,9 +23,9 @@ import (
 type Config struct {
 	K         int     `json:"k,omitempty"`         // memories retrieved per step; default defaultK (seed 000 Sec. 4.2)
 	Recent    int     `json:"recent,omitempty"`    // recent steps in working memory; default 5 (seed 000 Sec. 4.2)
-	Decay     float64 `json:"decay,omitempty"`     // recency decay per step; default defaultDecay
+	Decay     float64 `json:"decay,omitempty"`     // recency decay per step; default DefaultDecay
 	Threshold float64 `json:"threshold,omitempty"` // reflection threshold; default defaultThreshold
-	Weights   Weights `json:"weights,omitzero"`    // default paperWeights
+	Weights   Weights `json:"weights,omitzero"`    // default PaperWeights
 	// Carry keeps one stream over every training episode and evaluates
 	// with it (this project's option). Off by default: as the RAG
 	// baseline of seed 000 Sec. 4.2 the stream replaces AriGraph's graph,
@@ -91,7 +91,7 @@ type Method struct {
 	plan  *Decider // nil offline
 	off   Offline  // nil with a model
 	mu    sync.Mutex
-	s     *stream
+	s     *Stream
 	clock int // steps taken in training, the stream's time
 	// loadNotes are the memories the last Load skipped (LoadNotes).
 	loadNotes []string
@@ -107,12 +107,12 @@ func New(cfg Config, deps Deps) (*Method, error) {
 	}
 	cfg.K = cmp.Or(cfg.K, defaultK)
 	cfg.Recent = cmp.Or(cfg.Recent, 5)
-	cfg.Decay = cmp.Or(cfg.Decay, defaultDecay)
+	cfg.Decay = cmp.Or(cfg.Decay, DefaultDecay)
 	cfg.Threshold = cmp.Or(cfg.Threshold, defaultThreshold)
 	if cfg.Weights == (Weights{}) {
-		cfg.Weights = paperWeights
+		cfg.Weights = PaperWeights
 	}
-	m := &Method{cfg: cfg, emb: deps.Embed, s: newStream()}
+	m := &Method{cfg: cfg, emb: deps.Embed, s: NewStream()}
 	if deps.Chat != nil {
 		m.roles = &LLM{Chat: deps.Chat, Temperature: cfg.Temperature}
 		m.plan = &Decider{Chat: deps.Chat, Temperature: cfg.Temperature}
@@ -150,10 +150,10 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 		e.roles = e.off
 	}
 	if !m.cfg.Carry {
-		e.own = newStream()
+		e.own = NewStream()
 	} else if s.Mode == agent.Eval {
 		m.mu.Lock()
-		e.own = &stream{mems: m.s.Memories(), vecs: map[string][]float32{}}
+		e.own = m.s.Copy()
 		e.clock = m.clock
 		m.mu.Unlock()
 	}
@@ -166,7 +166,7 @@ type episode struct {
 	rng     *rand.Rand
 	roles   Roles
 	off     OfflineEpisode // nil with a model
-	own     *stream        // the episode's own stream (Eval, or without Carry); nil: the shared one
+	own     *Stream        // the episode's own stream (Eval, or without Carry); nil: the shared one
 	clock   int
 	lastObs string
 	history []Step
@@ -174,7 +174,7 @@ type episode struct {
 }
 
 // with runs f on the stream this episode writes to, under the method's lock in Train.
-func (e *episode) with(f func(s *stream, now int) error) error {
+func (e *episode) with(f func(s *Stream, now int) error) error {
 	if e.own != nil {
 		return f(e.own, e.clock)
 	}
@@ -191,7 +191,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	}
 	var got []Scored
 	var reflect bool
-	err = e.with(func(s *stream, now int) error {
+	err = e.with(func(s *Stream, now int) error {
 		s.Add(KindObservation, obs.Text, e.s.Task.ID, now, imp, nil)
 		reflect = s.ShouldReflect(e.m.cfg.Threshold)
 		var err error
@@ -275,7 +275,7 @@ func (e *episode) ragMemory(obs envbridge.Observation, got []Scored) RAGMemory {
 // reflection memories.
 func (e *episode) reflect(ctx context.Context) error {
 	var recent []string
-	e.with(func(s *stream, _ int) error {
+	e.with(func(s *Stream, _ int) error {
 		for _, m := range s.Recent(defaultRecent) {
 			recent = append(recent, m.Text)
 		}
@@ -288,7 +288,7 @@ func (e *episode) reflect(ctx context.Context) error {
 	}
 	for _, q := range qs {
 		var got []Scored
-		err := e.with(func(s *stream, now int) error {
+		err := e.with(func(s *Stream, now int) error {
 			var err error
 			got, err = s.Retrieve(ctx, e.m.emb, q, now, 10, e.m.cfg.Decay, e.m.cfg.Weights, nil)
 			return err
@@ -316,7 +316,7 @@ func (e *episode) reflect(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			e.with(func(s *stream, now int) error {
+			e.with(func(s *Stream, now int) error {
 				s.Add(KindReflection, in.Text, e.s.Task.ID, now, imp, ev)
 				return nil
 			})
@@ -416,7 +416,7 @@ func (m *Method) Load(ctx context.Context, dir string) error {
 		}
 		kept = append(kept, mem)
 	}
-	s := &stream{mems: kept, vecs: map[string][]float32{}, sinceReflect: meta[0].SinceReflect}
+	s := restoreStream(kept, meta[0].SinceReflect)
 	m.mu.Lock()
 	m.s, m.clock, m.loadNotes = s, meta[0].Clock, notes
 	m.mu.Unlock()

@@ -10,7 +10,6 @@ package memstream
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -19,7 +18,7 @@ import (
 
 // Defaults of seed 001 Sec. 4.1-4.2 and seed 000 Sec. 4.2.
 const (
-	defaultDecay     = 0.995 // recency decay per step (seed 001 Sec. 4.1: per game hour; our clock is agent steps)
+	DefaultDecay     = 0.995 // recency decay per step (seed 001 Sec. 4.1: per game hour; our clock is agent steps)
 	defaultThreshold = 150   // summed importance that triggers reflection (Sec. 4.2)
 	defaultK         = 5     // retrieved memories in working memory (seed 000 Sec. 4.2)
 	defaultRecent    = 100   // recent records shown when asking reflection questions (Sec. 4.2)
@@ -52,53 +51,91 @@ type Weights struct {
 	Relevance  float64 `json:"relevance"`
 }
 
-// paperWeights are seed 001's weights.
-var paperWeights = Weights{1, 1, 1}
+// PaperWeights are seed 001's weights.
+var PaperWeights = Weights{1, 1, 1}
 
-// stream is a memory stream. It is not safe for concurrent use.
-type stream struct {
+// Stream is a memory stream. It is not safe for concurrent use; a copy
+// (Copy) may be used concurrently with its original.
+type Stream struct {
+	// mems are the memories in creation order; their LastAccess is last[i]
+	// (mems may be shared read-only with copies, last is each stream's own).
 	mems []Memory
-	vecs map[string][]float32
+	last []int
 	// sinceReflect sums the importance of memories added since the last reflection.
 	sinceReflect float64
+	// ix holds each distinct memory text's vector and what bounds its
+	// relevance, for Retrieve (index.go).
+	ix index
 }
 
-// newStream returns an empty stream.
-func newStream() *stream { return &stream{vecs: map[string][]float32{}} }
+// NewStream returns an empty stream.
+func NewStream() *Stream { return &Stream{} }
+
+// restoreStream returns a stream of mems (in creation order, with their
+// access times) as a checkpoint saved it.
+func restoreStream(mems []Memory, sinceReflect float64) *Stream {
+	s := &Stream{sinceReflect: sinceReflect}
+	for _, m := range mems {
+		s.append(m)
+	}
+	return s
+}
+
+// Copy returns a stream with the same memories that changes apart from s
+// (an evaluation episode's private stream). It shares s's memories and
+// embeddings read-only, so it costs a few bytes per memory, not a second
+// embedding of every text.
+func (s *Stream) Copy() *Stream {
+	return &Stream{mems: slices.Clip(s.mems), last: slices.Clone(s.last), sinceReflect: s.sinceReflect, ix: s.ix.copy()}
+}
+
+// memory returns memory i with its access time.
+func (s *Stream) memory(i int) Memory {
+	m := s.mems[i]
+	m.LastAccess = s.last[i]
+	m.Evidence = slices.Clone(m.Evidence)
+	return m
+}
 
 // Memories returns a copy of the memories in creation order.
-func (s *stream) Memories() []Memory {
+func (s *Stream) Memories() []Memory {
 	out := make([]Memory, len(s.mems))
-	for i, m := range s.mems {
-		m.Evidence = slices.Clone(m.Evidence)
-		out[i] = m
+	for i := range s.mems {
+		out[i] = s.memory(i)
 	}
 	return out
 }
 
 // Len is the number of memories.
-func (s *stream) Len() int { return len(s.mems) }
+func (s *Stream) Len() int { return len(s.mems) }
 
 // Add appends a memory created at step now and returns its ID.
-func (s *stream) Add(kind, text, task string, now int, importance float64, evidence []int) int {
+func (s *Stream) Add(kind, text, task string, now int, importance float64, evidence []int) int {
 	id := len(s.mems)
 	if n := len(s.mems); n > 0 {
 		id = s.mems[n-1].ID + 1
 	}
 	importance = math.Max(1, math.Min(10, importance))
-	s.mems = append(s.mems, Memory{ID: id, Kind: kind, Text: text, Task: task, Created: now, LastAccess: now, Importance: importance, Evidence: slices.Clone(evidence)})
+	s.append(Memory{ID: id, Kind: kind, Text: text, Task: task, Created: now, LastAccess: now, Importance: importance, Evidence: slices.Clone(evidence)})
 	if kind == KindObservation {
 		s.sinceReflect += importance
 	}
 	return id
 }
 
+// append adds m as the newest memory.
+func (s *Stream) append(m Memory) {
+	s.mems = append(s.mems, m)
+	s.last = append(s.last, m.LastAccess)
+	s.ix.added(m)
+}
+
 // ShouldReflect reports whether the importance summed since the last
 // reflection exceeds threshold (seed 001 Sec. 4.2).
-func (s *stream) ShouldReflect(threshold float64) bool { return s.sinceReflect > threshold }
+func (s *Stream) ShouldReflect(threshold float64) bool { return s.sinceReflect > threshold }
 
 // Reflected resets the importance sum.
-func (s *stream) Reflected() { s.sinceReflect = 0 }
+func (s *Stream) Reflected() { s.sinceReflect = 0 }
 
 // Scored is a memory with its retrieval score and components.
 type Scored struct {
@@ -123,29 +160,6 @@ func minmax(xs []float64) {
 	}
 }
 
-func (s *stream) embed(ctx context.Context, emb llm.Embedder, texts []string) error {
-	var miss []string
-	for _, t := range texts {
-		if _, ok := s.vecs[t]; !ok && !slices.Contains(miss, t) {
-			miss = append(miss, t)
-		}
-	}
-	if len(miss) == 0 {
-		return nil
-	}
-	vs, err := emb.Embed(ctx, miss)
-	if err != nil {
-		return fmt.Errorf("embed %d memories: %w", len(miss), err)
-	}
-	if len(vs) != len(miss) {
-		return fmt.Errorf("embed %d memories: got %d vectors", len(miss), len(vs))
-	}
-	for i, t := range miss {
-		s.vecs[t] = vs[i]
-	}
-	return nil
-}
-
 func cosine(a, b []float32) float64 {
 	var d, na, nb float64
 	for i := range min(len(a), len(b)) {
@@ -163,30 +177,32 @@ func cosine(a, b []float32) float64 {
 // keeps all) for query at step now (seed 001 Sec. 4.1): recency
 // decay^(now - last access), importance, and cosine relevance, each
 // min-max normalised over the candidates, weighted and summed. Best first;
-// ties prefer the newer memory.
-func (s *stream) Score(ctx context.Context, emb llm.Embedder, query string, now int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
+// ties prefer the newer memory. It scores every candidate: it is the
+// definition Retrieve's bounded search is held equal to
+// (TestRetrieveEqualsScan).
+func (s *Stream) Score(ctx context.Context, emb llm.Embedder, query string, now int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
+	if err := s.embed(ctx, emb, query); err != nil {
+		return nil, err
+	}
 	var cand []Scored
-	texts := []string{query}
-	for _, m := range s.mems {
-		if keep == nil || keep(m) {
+	var rows []int32
+	for i := range s.mems {
+		if m := s.memory(i); keep == nil || keep(m) {
 			cand = append(cand, Scored{Memory: m})
-			texts = append(texts, m.Text)
+			rows = append(rows, s.ix.tid[i])
 		}
 	}
 	if len(cand) == 0 {
 		return nil, nil
 	}
-	if err := s.embed(ctx, emb, texts); err != nil {
-		return nil, err
-	}
-	q := s.vecs[query]
+	q := s.ix.queryVec(query)
 	rec := make([]float64, len(cand))
 	imp := make([]float64, len(cand))
 	rel := make([]float64, len(cand))
 	for i, c := range cand {
 		rec[i] = math.Pow(decay, float64(max(0, now-c.LastAccess)))
 		imp[i] = c.Memory.Importance
-		rel[i] = cosine(q, s.vecs[c.Text])
+		rel[i] = cosine(q, s.ix.raw(rows[i]))
 	}
 	minmax(rec)
 	minmax(imp)
@@ -195,33 +211,63 @@ func (s *stream) Score(ctx context.Context, emb llm.Embedder, query string, now 
 		cand[i].Recency, cand[i].Importance, cand[i].Relevance = rec[i], imp[i], rel[i]
 		cand[i].Score = w.Recency*rec[i] + w.Importance*imp[i] + w.Relevance*rel[i]
 	}
-	slices.SortStableFunc(cand, func(a, b Scored) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.ID, a.ID)
-	})
+	slices.SortStableFunc(cand, byScore)
 	return cand, nil
 }
 
-// Retrieve returns the k best memories for query and marks them accessed at now.
-func (s *stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, now, k int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
-	sc, err := s.Score(ctx, emb, query, now, decay, w, keep)
+// byScore orders scored memories best first, the newer first on a tie.
+func byScore(a, b Scored) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.ID, a.ID)
+}
+
+// Retrieve returns the k best memories for query and marks them accessed
+// at now: the first k of Score, found without scoring every memory when
+// keep is nil (index.go: bounds rule most memories out, and the rest are
+// scored exactly as Score scores them).
+func (s *Stream) Retrieve(ctx context.Context, emb llm.Embedder, query string, now, k int, decay float64, w Weights, keep func(Memory) bool) ([]Scored, error) {
+	var sc []Scored
+	var err error
+	if keep == nil {
+		sc, err = s.top(ctx, emb, query, now, k, decay, w)
+		if checkTop != nil && err == nil {
+			all, err := s.Score(ctx, emb, query, now, decay, w, nil)
+			checkTop(sc, all[:min(k, len(all))], len(s.mems), err)
+		}
+	} else {
+		sc, err = s.Score(ctx, emb, query, now, decay, w, keep)
+		sc = sc[:min(k, len(sc))]
+	}
 	if err != nil {
 		return nil, err
 	}
-	sc = sc[:min(k, len(sc))]
-	idx := map[int]int{}
-	for i, m := range s.mems {
-		idx[m.ID] = i
-	}
 	for _, m := range sc {
-		s.mems[idx[m.ID]].LastAccess = now
+		s.touch(m.ID, now)
 	}
 	return sc, nil
 }
 
+// checkTop, when set (by tests), is given every result of the bounded
+// search beside the first k of Score for the same query, with the number
+// of memories searched.
+var checkTop func(got, want []Scored, memories int, err error)
+
+// touch marks the memory with id accessed at now.
+func (s *Stream) touch(id, now int) {
+	i, ok := slices.BinarySearchFunc(s.mems, id, func(m Memory, id int) int { return cmp.Compare(m.ID, id) })
+	if ok {
+		s.last[i] = now
+		s.ix.accessed(i, s.last)
+	}
+}
+
 // Recent returns the n most recently created memories, oldest first.
-func (s *stream) Recent(n int) []Memory {
-	return s.Memories()[max(0, len(s.mems)-n):]
+func (s *Stream) Recent(n int) []Memory {
+	out := make([]Memory, 0, min(n, len(s.mems)))
+	for i := max(0, len(s.mems)-n); i < len(s.mems); i++ {
+		out = append(out, s.memory(i))
+	}
+	return out
 }

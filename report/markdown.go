@@ -34,7 +34,7 @@ func Markdown(d Data, plots map[string]bool) string {
 		fmt.Fprintf(&b, "%s.\n\n", strings.Join(facts, ", "))
 	}
 	if d.Backend == "offline" {
-		b.WriteString("The offline backend plays with rule-based roles and a hashing embedder instead of a language model: the numbers show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
+		b.WriteString("**" + OfflineNote + "** They show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
 	}
 
 	provenanceSection(&b, d)
@@ -58,14 +58,14 @@ func Markdown(d Data, plots map[string]bool) string {
 
 func comparison(b *strings.Builder, d Data) {
 	b.WriteString("## Comparison (seed 002 Table 1)\n\n")
-	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, model tokens and estimated cost of the evaluation, and the size of the evaluated memory.\n\n")
-	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model.\n\n")
+	b.WriteString("Success rate, average score (normalised by the maximum score where the environment has one), SPL (seed 002 Eq. 8) with each task's expert plan length and with the paper's fixed per-type steps (Table 4), average steps per episode, the share of steps the method's memory guided, the model usage of the evaluation (requests sent, cache hits, tokens sent to a server, tokens consumed by the method whoever answered, and the cost of the tokens sent; docs/COST.md), and the size of the evaluated memory.\n\n")
+	b.WriteString("An errored episode (the model or the environment failed) is neither a success nor a failure: the rates are over the completed episodes. *Fallback* is the largest share of one model role's replies that the method could not use and replaced by its rules or skipped; past 20 % the row is flagged: its numbers measure the fallback rules more than the model. *Memory guided* is the share of evaluated steps whose decision the method's memory guided (as in the memory-use table); a method whose memory guided none is flagged: its row measures it as if it had no memory (\"-\": a method that keeps no memory between episodes).\n\n")
 	if note := intervalNote(d); note != "" {
 		b.WriteString(note + "\n\n")
 	}
-	b.WriteString("| method | tasks | errored | success [95 % CI] | avg score [95 % CI] | SPL (expert) | SPL (Table 4) | avg steps | fallback | tokens | cost (USD) | memory |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	var flagged []string
+	b.WriteString("| method | tasks | errored | success [95 % CI] | avg score [95 % CI] | SPL (expert) | SPL (Table 4) | avg steps | fallback | memory guided | requests sent | cache hits | tokens sent | tokens consumed | cost (USD) | memory |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	var flagged, never []string
 	for _, m := range d.Methods {
 		s := m.Overall
 		fb := "-"
@@ -77,16 +77,27 @@ func comparison(b *strings.Builder, d Data) {
 			name += " ⚠"
 			flagged = append(flagged, m.Name)
 		}
+		guided := "-"
+		switch {
+		case m.NeverGuided():
+			guided = "never ⚠"
+			never = append(never, m.Name)
+		case !m.Baseline && m.Use != nil && m.Use.Steps > 0:
+			guided = fmt.Sprintf("%.0f %%", 100*m.Use.GuidedShare)
+		}
 		tokens := fmt.Sprint(m.Tokens)
 		if m.ReasoningTokens > 0 {
 			tokens += fmt.Sprintf(" (%d reasoning)", m.ReasoningTokens)
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %.1f | %s | %s | %.4f | %s |\n",
-			name, s.Tasks, s.Errors, rateCI(s.SuccessRate, m.Success), rateCI(s.AvgScore, m.Score), ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, tokens, m.CostUSD, sizes(m.Memory))
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s | %.1f | %s | %s | %d | %d | %d | %s | %.4f | %s |\n",
+			name, s.Tasks, s.Errors, rateCI(s.SuccessRate, m.Success), rateCI(s.AvgScore, m.Score), ptr(s.SPL), ptr(s.SPLPaper), s.AvgSteps, fb, guided, m.Requests, m.CacheHits, m.TokensSent, tokens, m.CostUSD, sizes(m.Memory))
 	}
 	b.WriteString("\n")
 	if len(flagged) > 0 {
 		fmt.Fprintf(b, "**⚠ %s: measures its fallback rules rather than the model** (more than 20 %% of some role's replies were unusable and replaced by rules or skipped).\n\n", strings.Join(flagged, ", "))
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(b, "**⚠ %s: memory never guided a step of this evaluation**: the row measures the method as if it had no memory.\n\n", strings.Join(never, ", "))
 	}
 	table1(b, d)
 	parseTable(b, d)
@@ -341,7 +352,7 @@ func figures(b *strings.Builder, d Data, plots map[string]bool) {
 		{MemoryPlot, "SAMem's memory size (Q-table entries, solid, and states, dashed) over the training iterations, with forgetting (samem) and without (samem-no-forgetting) (seed 002 Fig. 6); with several seeds the means and their 95 % interval.", "no training history of samem or samem-no-forgetting; train -method samem,samem-no-forgetting to compare."},
 		{SweepPlot, "Success rate, with Wilson's 95 % interval over the evaluated tasks, and number of states against the state similarity threshold (seed 002 Fig. 7).", "no threshold sweep in this run (go run ./cmd/sweep -run RUN)."},
 		{ThoughtPlot, "Success rate, with Wilson's 95 % interval over the evaluated tasks, and number of thoughts against the thought similarity threshold (seed 002 Fig. 9).", "no thought-threshold sweep in this run (go run ./cmd/sweep -run RUN -param thought-threshold)."},
-		{TokensPlot, "Model tokens of the evaluation per method (seed 002 Fig. 8): with several seeds the mean over the seeds and its 95 % interval; with one, a count (no interval).", ""},
+		{TokensPlot, "Tokens consumed by each method in the evaluation, served by a model or by the response cache (seed 002 Fig. 8; docs/COST.md): with several seeds the mean over the seeds and its 95 % interval; with one, a count (no interval).", ""},
 		{ByTypePlot, "Success rate per task type and method, with its 95 % interval and each method's glyph on its bars (seed 004 Fig. 4).", ""},
 		{ScoreStepPlot, "Mean normalised score against the number of actions taken, with the 95 % interval of the mean (Student's t over the episodes, or over the seeds' means with several seeds) when at most three methods are drawn (seed 000 Fig. 4).", ""},
 	} {

@@ -466,14 +466,14 @@ func tokensPlot(d Data) (drawing, error) {
 		maxV = math.Max(maxV, vals[i])
 		labels[i] = fmt.Sprintf("%s\nSR %.2f", m.Name, m.Overall.SuccessRate)
 	}
-	title := "Model tokens of the evaluation per method"
+	title := "Tokens consumed per method (seed 002 Fig. 8)"
 	if intervals {
-		title = "Model tokens of the evaluation per method, mean over seeds"
+		title = "Tokens consumed per method, mean over seeds (seed 002 Fig. 8)"
 	}
 	if maxV == 0 {
 		title += ": none spent (offline backend)"
 	}
-	p := newPlot(title, "method (evaluation success rate)", "tokens (thousands)")
+	p := newPlot(title, "method (evaluation success rate)", "tokens consumed (thousands)")
 	bars, err := plotter.NewBarChart(vals, barWidth(len(vals)))
 	if err != nil {
 		return drawing{}, err

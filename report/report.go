@@ -37,14 +37,17 @@ type Method struct {
 	// Overall is the evaluation over all held-out tasks, ByType per task type.
 	Overall runner.Summary
 	ByType  map[string]runner.Summary
-	// Tokens and CostUSD are the evaluation's model usage (0 offline);
-	// ReasoningTokens the part of the completion tokens spent reasoning.
-	// TrainTokens are the tokens of its training when known (nil: not in
-	// the run's last training account).
-	TrainTokens     *int64
-	Tokens          int64
-	ReasoningTokens int64
-	CostUSD         float64
+	// The evaluation's model usage (0 offline), in the words of
+	// docs/COST.md: Tokens consumed (sent or served by the response
+	// cache), TokensSent (answered by a server), the Requests sent, the
+	// CacheHits, and the CostUSD of the tokens sent. ReasoningTokens are
+	// the part of the completion tokens spent reasoning. TrainTokens are
+	// the tokens of its training when known (nil: not in the run's last
+	// training account).
+	TrainTokens                             *int64
+	Tokens, TokensSent, Requests, CacheHits int64
+	ReasoningTokens                         int64
+	CostUSD                                 float64
 	// Memory is the size of the evaluated memory by kind (states, thoughts,
 	// entries, triplets, ...); nil when the method has none.
 	Memory map[string]int
@@ -80,6 +83,17 @@ type Method struct {
 	// (CLIN's G+A): Overall and ByType are then each task's result over its
 	// trials, and Adapt holds the first trials'.
 	Adapt *Adapt
+}
+
+// OfflineNote is the line that labels every result of the offline
+// backend, wherever it is printed (terminal tables, report.md, viewer).
+const OfflineNote = "Offline backend: rule-based roles and a hashing embedder play instead of a language model; these numbers measure the methods' offline rules, not a model."
+
+// NeverGuided reports whether the method keeps a memory (it is no
+// baseline) that guided none of its evaluated steps (Use, from
+// runner.GuidedShare; app.EvalResult.NeverGuided says the same).
+func (m Method) NeverGuided() bool {
+	return !m.Baseline && m.Use != nil && m.Use.Steps > 0 && m.Use.GuidedSteps == 0
 }
 
 // TypeCI is one task type's rates with their 95 % intervals.

@@ -55,11 +55,12 @@ func sample() Data {
 				History: hist([]float64{0.2, 0.6, 0.9}, []int{30, 38, 40}), ScoreByStep: []float64{0, 0.25, 0.75}, ScoreLow: []float64{0, 0.05, 0.5}, ScoreHigh: []float64{0, 0.45, 1}},
 			{Name: "samem-no-forgetting", Note: "without the forgetting step (Fig. 6)", Overall: runner.Summary{Tasks: 4, Successes: 2, SuccessRate: 0.5, AvgScore: 0.5, SPL: f(0.3), SPLPaper: f(0.2), AvgSteps: 30},
 				ByType: byType(0.5, 0.5), Memory: map[string]int{"states": 10, "thoughts": 15, "entries": 60},
+				// A memory that guided no step: flagged.
 				Success: wilson(2, 4), Score: wilson(2, 4), TypeCI: typeCI(1, 1), Use: use(0),
 				Paired:  []Paired{{Against: "nomemory", Metric: "success", Paired: stats.Compare([]float64{1, 1, 0, 0}, []float64{0, 1, 0, 0})}},
 				History: hist([]float64{0.1, 0.4, 0.7}, []int{35, 50, 60}), ScoreByStep: []float64{0, 0.25, 0.5}, ScoreLow: []float64{0, 0.05, 0.2}, ScoreHigh: []float64{0, 0.45, 0.8}},
 			{Name: "nomemory", Baseline: true, Overall: runner.Summary{Tasks: 4, Successes: 1, SuccessRate: 0.25, AvgScore: 0.25, SPL: f(0.1), SPLPaper: f(0.05), AvgSteps: 45, Errors: 1},
-				ByType: byType(0, 0.5), Tokens: 12345, ReasoningTokens: 4000, CostUSD: 0.0123, ScoreByStep: []float64{0, 0, 0.25},
+				ByType: byType(0, 0.5), Tokens: 12345, TokensSent: 10000, Requests: 30, CacheHits: 5, ReasoningTokens: 4000, CostUSD: 0.0123, ScoreByStep: []float64{0, 0, 0.25},
 				// A role that fell back on 3 of 10 replies: flagged.
 				FallbackShare: 0.3, MeasuresFallback: true,
 				Parse: []ParseRow{{Role: "summarize", Replies: 10, Repaired: 4, Unusable: 3, FellBack: 3, FallbackShare: 0.3, Reasoned: 6, ReasoningTokens: 4000}}},

@@ -74,7 +74,7 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 			pending[i].start.Rand = EpisodeRand(cfg.Seed, -1-k, pending[i].index)
 		}
 		prog.Begin(label, len(pending))
-		results := playAll(ctx, cfg.Suite, cfg.Method, pending, max(1, cfg.Workers), func(r result) { prog.Done(r.episode) }, cfg.Stop)
+		results := playAll(ctx, cfg.Suite, cfg.Method, pending, max(1, cfg.Workers), nil, func(r result) { prog.Done(r.episode) }, cfg.Stop)
 		interrupted = len(results) < len(pending)
 		var next []job
 		for i := range results {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -39,8 +40,15 @@ type result struct {
 // picks either at random, so a stopped run could go on starting episodes
 // (TestEvalWarnsMidIteration saw a whole iteration finish after its stop,
 // once in 20 runs).
-func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []job, workers int, onDone func(result), stops ...<-chan struct{}) []result {
+//
+// admit, when not nil, is asked (under a lock, with the number of jobs
+// running) before each job starts: nil starts it; ErrWait, while other jobs
+// run, waits until one of them ends and asks again; any other answer (or
+// ErrWait with nothing running) starts the job not, and no job after it:
+// it is the caller's to close one of stops then (Train's admission does).
+func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []job, workers int, admit func(running int) error, onDone func(result), stops ...<-chan struct{}) []result {
 	workers = max(1, min(workers, len(jobs)))
+	gate := newGate(admit)
 	stopped := func() bool {
 		for _, c := range stops {
 			select {
@@ -89,7 +97,7 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 				}
 			}()
 			for j := range next {
-				if stopped() {
+				if stopped() || !gate.enter(stopped) {
 					continue // drain: the hand-out stops at its next job
 				}
 				if env == nil {
@@ -99,6 +107,7 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 						r := result{index: j.index, episode: Episode{Task: j.start.Task, Mode: j.start.Mode.String(), Iteration: j.start.Iteration, Index: j.index}, err: envError{fmt.Errorf("open environment: %w", err)}}
 						r.episode.Outcome.Err = r.err.Error()
 						record(r)
+						gate.leave()
 						continue
 					}
 				}
@@ -115,9 +124,65 @@ func playAll(ctx context.Context, suite envbridge.Suite, m agent.Method, jobs []
 					env = nil
 				}
 				record(result{index: j.index, episode: ep, err: err})
+				gate.leave()
 			}
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// ErrWait is what an admission answers when a job may start only after one
+// of those running has ended (its cost is then known).
+var ErrWait = errors.New("wait for a running episode to end")
+
+// gate asks an admission before each job and counts the jobs running.
+type gate struct {
+	admit   func(running int) error
+	mu      sync.Mutex
+	ended   *sync.Cond
+	running int
+	closed  bool // the admission refused: no job starts any more
+}
+
+func newGate(admit func(int) error) *gate {
+	g := &gate{admit: admit}
+	g.ended = sync.NewCond(&g.mu)
+	return g
+}
+
+// enter reports whether a job may start now, waiting while the admission
+// says ErrWait; stopped is checked again after every wait.
+func (g *gate) enter(stopped func() bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for {
+		if g.closed || stopped() {
+			return false
+		}
+		if g.admit == nil {
+			g.running++
+			return true
+		}
+		err := g.admit(g.running)
+		switch {
+		case err == nil:
+			g.running++
+			return true
+		case errors.Is(err, ErrWait) && g.running > 0:
+			g.ended.Wait()
+		default:
+			g.closed = true
+			g.ended.Broadcast()
+			return false
+		}
+	}
+}
+
+// leave ends a job that enter started.
+func (g *gate) leave() {
+	g.mu.Lock()
+	g.running--
+	g.ended.Broadcast()
+	g.mu.Unlock()
 }

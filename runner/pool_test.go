@@ -32,7 +32,7 @@ func TestStopStartsNothingNew(t *testing.T) {
 					stop = other // the stop may be any of the channels given
 				}
 				n := 0
-				res := playAll(context.Background(), scriptSuite{}, waitMethod{}, jobs, 1, func(result) {
+				res := playAll(context.Background(), scriptSuite{}, waitMethod{}, jobs, 1, nil, func(result) {
 					if n++; n == k {
 						close(stop)
 					}
@@ -49,7 +49,7 @@ func TestStopStartsNothingNew(t *testing.T) {
 		}
 	}
 	// No stop closed: every job runs, with several workers too.
-	res := playAll(context.Background(), scriptSuite{}, waitMethod{}, jobs, 3, func(result) {}, make(chan struct{}))
+	res := playAll(context.Background(), scriptSuite{}, waitMethod{}, jobs, 3, nil, func(result) {}, make(chan struct{}))
 	if len(res) != len(jobs) {
 		t.Errorf("no stop: %d of %d episodes ran", len(res), len(jobs))
 	}

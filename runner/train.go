@@ -59,6 +59,13 @@ type TrainConfig struct {
 	// Resumed, when not nil, is called with the checkpoint directory once
 	// training has resumed from it, before any episode runs.
 	Resumed func(dir string)
+	// Admit, when not nil, is asked before each episode starts, with the
+	// number of episodes running: nil starts it; ErrWait (while others
+	// run) waits for one of them to end and asks again; any other error
+	// stops the run at this episode boundary as Stop does (running episodes
+	// finish, a checkpoint is saved) and Train returns it, wrapped, naming
+	// the checkpoint. A budget is an admission.
+	Admit func(running int) error
 	// Iterated, when not nil, is called once each iteration's checkpoint is
 	// committed, with the history so far (the iteration last), for curves
 	// written while training runs.
@@ -213,7 +220,19 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		// episode failing. Environment errors cost one episode only.
 		halt := make(chan struct{})
 		var fatal error
-		results := playAll(ctx, cfg.Suite, cfg.Method, jobs, cfg.Workers, func(r result) {
+		// The admission's refusal (under playAll's lock; read after it).
+		var refused error
+		var admit func(int) error
+		if cfg.Admit != nil {
+			admit = func(running int) error {
+				err := cfg.Admit(running)
+				if err != nil && (!errors.Is(err, ErrWait) || running == 0) && refused == nil {
+					refused = err
+				}
+				return err
+			}
+		}
+		results := playAll(ctx, cfg.Suite, cfg.Method, jobs, cfg.Workers, admit, func(r result) {
 			prog.Done(r.episode)
 			if r.err != nil && !isEnvError(r.err) && ctx.Err() == nil && fatal == nil {
 				fatal = fmt.Errorf("episode %d (%s): %w", r.index, r.episode.Task.ID, r.err)
@@ -244,6 +263,17 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 				return res, fmt.Errorf("train: %w; %s", fatal, where)
 			}
 			return res, fmt.Errorf("%w: %s", ErrInterrupted, where)
+		}
+		if refused != nil && len(results) == 0 {
+			// Stopped before this pass played anything: the last
+			// checkpoint already holds where the run stands.
+			prog.End(fmt.Sprintf("%s iteration %d/%d: not started, %v", cfg.Method.Name(), it+1, cfg.Iterations, refused))
+			res.History = st.History
+			where := "no checkpoint yet"
+			if res.Checkpoint != "" {
+				where = fmt.Sprintf("checkpoint %s holds %d of %d episodes of iteration %d", res.Checkpoint, len(st.Done), n, it+1)
+			}
+			return res, fmt.Errorf("%w; %s", refused, where)
 		}
 		for _, r := range results {
 			st.Done = append(st.Done, r.index)
@@ -297,7 +327,11 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 			tokens, cost := usageNow(ctx)
 			p.Tokens += tokens - tokens0
 			p.CostUSD += cost - cost0
-			prog.End(fmt.Sprintf("%s iteration %d/%d interrupted after %d of %d episodes", cfg.Method.Name(), it+1, cfg.Iterations, len(st.Done), n))
+			how := "interrupted"
+			if refused != nil {
+				how = "stopped before its cap"
+			}
+			prog.End(fmt.Sprintf("%s iteration %d/%d %s after %d of %d episodes", cfg.Method.Name(), it+1, cfg.Iterations, how, len(st.Done), n))
 		}
 		dir, err := commit(context.WithoutCancel(ctx), store, cfg, &st)
 		if err != nil {
@@ -313,6 +347,9 @@ func Train(ctx context.Context, cfg TrainConfig) (TrainResult, error) {
 		}
 		if interrupted {
 			res.History = st.History
+			if refused != nil {
+				return res, fmt.Errorf("%w; checkpoint %s holds %d of %d episodes of iteration %d", refused, dir, len(st.Done), n, it+1)
+			}
 			return res, fmt.Errorf("%w: checkpoint %s holds %d of %d episodes of iteration %d; run the same command again to resume", ErrInterrupted, dir, len(st.Done), n, it+1)
 		}
 	}

@@ -92,6 +92,10 @@ type Eval struct {
 	Stats json.RawMessage `json:"stats,omitempty"`
 	// Provenance is the evaluation's provenance.json when it has one.
 	Provenance json.RawMessage `json:"provenance,omitempty"`
+	// NeverGuided names the methods whose memory guided none of the
+	// evaluated steps (app.EvalResult.NeverGuided), flagged in the
+	// comparison.
+	NeverGuided []string `json:"never_guided,omitempty"`
 }
 
 // Method is one trained method: its training history (the runner's
@@ -110,15 +114,19 @@ type Method struct {
 
 // Index is data/index.js's object.
 type Index struct {
-	Run        string            `json:"run"`
-	Config     json.RawMessage   `json:"config,omitempty"`
-	Provenance json.RawMessage   `json:"provenance,omitempty"`
-	TrainUsage json.RawMessage   `json:"train_usage,omitempty"`
-	Evals      []Eval            `json:"evals"`
-	Methods    []Method          `json:"methods"`
-	Episodes   []EpisodeRef      `json:"episodes"`
-	Notes      []string          `json:"notes,omitempty"`
-	Files      map[string]string `json:"files,omitempty"`
+	Run string `json:"run"`
+	// OfflineNote is report.OfflineNote for a run of the offline backend
+	// (its numbers measure the methods' rules, not a model), shown above
+	// its results; "" otherwise.
+	OfflineNote string            `json:"offline_note,omitempty"`
+	Config      json.RawMessage   `json:"config,omitempty"`
+	Provenance  json.RawMessage   `json:"provenance,omitempty"`
+	TrainUsage  json.RawMessage   `json:"train_usage,omitempty"`
+	Evals       []Eval            `json:"evals"`
+	Methods     []Method          `json:"methods"`
+	Episodes    []EpisodeRef      `json:"episodes"`
+	Notes       []string          `json:"notes,omitempty"`
+	Files       map[string]string `json:"files,omitempty"`
 }
 
 // ErrNoRun is returned by Write for a directory that holds neither a
@@ -238,6 +246,9 @@ func readRaw(path string) json.RawMessage {
 
 func (w *writer) all() error {
 	w.ix.Config = readRaw(filepath.Join(w.run, app.ConfigFile))
+	if cfg, err := app.LoadConfig(w.run); err == nil {
+		w.ix.OfflineNote = app.ResultsNote(cfg)
+	}
 	w.ix.Provenance = readRaw(filepath.Join(w.run, app.ProvenanceFile))
 	w.ix.TrainUsage = readRaw(filepath.Join(w.run, app.TrainUsageFile))
 	if err := w.evals(); err != nil {
@@ -267,9 +278,18 @@ func (w *writer) evals() error {
 			w.ix.Notes = append(w.ix.Notes, fmt.Sprintf("evaluation %s: no readable %s, left out", name, app.SummaryFile))
 			continue
 		}
-		w.ix.Evals = append(w.ix.Evals, Eval{Name: name, Summary: sum,
+		ev := Eval{Name: name, Summary: sum,
 			Usage: readRaw(filepath.Join(dir, app.EvalUsageFile)), Stats: readRaw(filepath.Join(dir, "stats.json")),
-			Provenance: readRaw(filepath.Join(dir, app.ProvenanceFile))})
+			Provenance: readRaw(filepath.Join(dir, app.ProvenanceFile))}
+		var results []app.EvalResult
+		if json.Unmarshal(sum, &results) == nil {
+			for _, r := range results {
+				if r.NeverGuided() {
+					ev.NeverGuided = append(ev.NeverGuided, r.Method)
+				}
+			}
+		}
+		w.ix.Evals = append(w.ix.Evals, ev)
 		if err := w.trajectories(filepath.Join(dir, app.TrajectoriesFile), name, false); err != nil {
 			return err
 		}

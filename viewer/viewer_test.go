@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/app"
+	"github.com/samem/trainer/report"
 )
 
 // The small run's schedule: every task type smallPerType times, for
@@ -76,6 +77,9 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := readIndex(t, out)
+	if ix.OfflineNote != report.OfflineNote {
+		t.Errorf("offline run's note %q, want %q", ix.OfflineNote, report.OfflineNote)
+	}
 	if len(ix.Evals) != 1 || st.Episodes == 0 || st.TrainEpisodes != 6*smallIterations*6*smallPerType {
 		t.Errorf("%d evaluations, %d evaluated and %d training episodes; want 1, some and %d", len(ix.Evals), st.Episodes, st.TrainEpisodes, 6*smallIterations*6*smallPerType)
 	}

@@ -1,5 +1,6 @@
 // Package suite is the benchmark suite behind `make bench`: it runs
-// every group of figures (clustering, trainer overhead per step, parallel
+// every group of figures (clustering, memory-stream retrieval, trainer
+// overhead per step, parallel
 // episodes, checkpoints, environments, local models), each with its target
 // and a baseline measured in the same run, and returns one table of rows.
 //
@@ -28,7 +29,7 @@ import (
 )
 
 // Groups lists the groups in the order they run.
-var Groups = []string{"cluster", "step", "parallel", "checkpoint", "household", "zmachine", "local"}
+var Groups = []string{"cluster", "memstream", "step", "parallel", "checkpoint", "household", "zmachine", "local"}
 
 // ErrGroup is returned for an unknown group name.
 var ErrGroup = errors.New("unknown benchmark group")
@@ -89,7 +90,7 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // childGroups run in a child process (InProcess).
-var childGroups = map[string]bool{"step": true, "parallel": true, "checkpoint": true}
+var childGroups = map[string]bool{"memstream": true, "step": true, "parallel": true, "checkpoint": true}
 
 // Run runs the selected groups in order and returns their rows. A group
 // that fails contributes a row saying so; the run goes on.
@@ -165,6 +166,8 @@ func InProcess(ctx context.Context, opts Options, g string, w io.Writer) error {
 	}
 	var rows []report.Row
 	switch g {
+	case "memstream":
+		rows, err = memstreamRows(ctx, opts)
 	case "step":
 		rows, err = stepRows(ctx, opts)
 	case "parallel":

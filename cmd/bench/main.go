@@ -1,6 +1,7 @@
 // Command bench is the benchmark suite of the performance targets (`make
 // bench`, docs/PERFORMANCE.md): clustering at
-// 100,000 and 10,000 stored vectors, the trainer's overhead per step,
+// 100,000 and 10,000 stored vectors, memory-stream retrieval at 100,000
+// memories beside the scan of every memory, the trainer's overhead per step,
 // parallel episodes against a model adding 200 ms per call, checkpoints of
 // a 1,000,000-entry Q-table, the environments' step rates, and the local
 // models' speeds (USE texts/s, TinyLlama tokens/s). It prints

@@ -74,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	os.Unsetenv("OPENAI_API_KEY")
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
+	if cfg.DryRun {
+		return cli.DryRun(ctx, cfg, app.CmdEval, *asJSON, stdout, stderr)
+	}
 	began := time.Now()
 	res, err := app.Eval(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if len(res) > 0 {
@@ -83,6 +86,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				enc.Encode(r)
 			}
 		} else {
+			if note := app.ResultsNote(cfg); note != "" {
+				fmt.Fprintln(stdout, note)
+			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			app.PrintTable(tw, res)
 			fmt.Fprintln(stdout)

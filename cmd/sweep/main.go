@@ -107,6 +107,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			enc.Encode(p)
 		}
 	} else {
+		if note := app.ResultsNote(cfg); note != "" && len(pts) > 0 {
+			fmt.Fprintln(stdout, note)
+		}
 		for _, p := range pts {
 			fmt.Fprintf(stdout, "%s %.2f: success %.3f, avg score %.3f, states %d, thoughts %d, entries %d\n", p.Param, p.Value, p.SuccessRate, p.AvgScore, p.States, p.Thoughts, p.Entries)
 		}
@@ -181,6 +184,9 @@ func runGrid(ctx context.Context, cfg app.Config, worlds, seeds string, sizes []
 		var abl []string
 		if ablations {
 			abl = g.GridMethods()[1:]
+		}
+		if note := app.ResultsNote(g.Base); note != "" {
+			fmt.Fprintln(stdout, note)
 		}
 		app.WriteGridTable(stdout, pts, abl)
 	}

@@ -36,6 +36,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	os.Unsetenv("OPENAI_API_KEY")
 	ctx, stop, release := cli.Signals(ctx, stderr)
 	defer release()
+	if cfg.DryRun {
+		return cli.DryRun(ctx, cfg, app.CmdTrain, *asJSON, stdout, stderr)
+	}
 	began := time.Now()
 	res, err := app.Train(ctx, cfg, app.Streams{Out: stdout, Err: stderr, TTY: cli.IsTTY(stderr), Stop: stop})
 	if *asJSON && len(res) > 0 {
@@ -55,7 +58,8 @@ const usage = `usage: train [flags]
 
 Trains memory methods on the training split and checkpoints them in -run after every iteration.
 Running it again with the same settings resumes; settings that change what is learned must be
-those of the run (its config.json). Ctrl-C saves a checkpoint and stops.
+those of the run (its config.json). Ctrl-C saves a checkpoint and stops. -dry-run estimates the
+cost first; -budget and -max-requests cap it (exit code 3 when a cap stops the run; docs/COST.md).
 `
 
 // newFlags builds train's flags over cfg (the settings of app.Settings that

@@ -166,6 +166,7 @@ function rateCell(s, href, iv) {
 const views = {
   compare(p) {
     const ix = S.ix, out = [h("h1", {}, "Comparison")];
+    if (ix.offline_note) out.push(h("p", { class: "offline-note" }, h("strong", {}, ix.offline_note)));
     if (!ix.evals.length) { out.push(h("p", { class: "muted" }, "No evaluation in this run yet: run eval, then make the viewer again.")); return out; }
     const name = p.eval || ix.evals[0].name;
     const ev = ix.evals.find(e => e.name === name) || ix.evals[0];
@@ -173,10 +174,11 @@ const views = {
     const results = Array.isArray(ev.summary) ? ev.summary : [];
     const types = [...new Set(results.flatMap(r => Object.keys(r.by_type || {})))].sort();
     const head = h("tr", {}, h("th", {}, "method"), h("th", { class: "num" }, "all"), ...types.map(t => h("th", { class: "num" }, t)),
-      h("th", { class: "num" }, "avg steps"), h("th", { class: "num" }, "errored"), h("th", { class: "num" }, "tokens"));
+      h("th", { class: "num" }, "avg steps"), h("th", { class: "num" }, "errored"), h("th", { class: "num" }, "tokens consumed"));
     // summary.json's intervals: {success: {mean, low, high, n, over}, by_type: {t: {success}}}.
     const iv = (r, t) => { const x = r.intervals; if (!x) return null; return t == null ? x.success : x.by_type && x.by_type[t] && x.by_type[t].success; };
-    const body = results.map(r => h("tr", { "data-method": r.method }, h("td", {}, r.method),
+    const never = new Set(ev.never_guided || []);
+    const body = results.map(r => h("tr", { "data-method": r.method }, h("td", {}, r.method + (never.has(r.method) ? " ⚠ never guided" : "")),
       rateCell({ success_rate: r.success_rate, tasks: r.tasks, ...r }, "#" + "episodes?" + qs({ eval: ev.name, method: r.method }), iv(r)),
       ...types.map(t => rateCell(r.by_type && r.by_type[t], "#episodes?" + qs({ eval: ev.name, method: r.method, type: t }), iv(r, t))),
       h("td", { class: "num" }, fmt(r.avg_steps, 1)), h("td", { class: "num" }, r.errored || 0), h("td", { class: "num" }, r.tokens || 0)));
@@ -189,6 +191,7 @@ const views = {
     if (paired.length) out.push(h("h2", {}, "Paired comparisons"), grid(["method", "against", "metric", "pairs", "difference", "low", "high", "p", "better", "worse"], paired, { name: "paired" }));
     if (ev.stats) out.push(h("h2", {}, "Statistics"), h("pre", {}, JSON.stringify(ev.stats, null, 2)));
     const notes = results.filter(r => r.measures_fallback).map(r => r.method + ": " + Math.round(100 * r.fallback_share) + "% of a role's replies replaced by fallback rules");
+    for (const m of ev.never_guided || []) notes.push(m + ": memory never guided a step of this evaluation; the row measures the method as if it had no memory");
     if (notes.length) out.push(h("h2", {}, "Caveats"), h("ul", {}, notes.map(n => h("li", {}, n))));
     return out;
   },

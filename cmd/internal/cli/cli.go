@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -172,9 +173,12 @@ func flagValue(args []string, name string) (string, bool) {
 
 // Exit codes.
 const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+	// ExitBudget: training stopped, with a checkpoint, before -budget or
+	// -max-requests would be crossed; a higher cap goes on.
+	ExitBudget      = 3
 	ExitInterrupted = 130
 )
 
@@ -194,6 +198,9 @@ func Code(err error, stderr io.Writer, name string) int {
 		return ExitOK
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
+	case errors.Is(err, app.ErrBudget):
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitBudget
 	case app.IsInterrupted(err):
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitInterrupted
@@ -203,6 +210,28 @@ func Code(err error, stderr io.Writer, name string) int {
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	return ExitError
+}
+
+// DryRun runs cmd's -dry-run (app.DryRun) and prints its estimates on
+// stdout, as a table or one JSON object per method; it returns the exit
+// code.
+func DryRun(ctx context.Context, cfg app.Config, cmd app.Command, asJSON bool, stdout, stderr io.Writer) int {
+	name := "train"
+	if cmd == app.CmdEval {
+		name = "eval"
+	}
+	est, err := app.DryRun(ctx, cfg, cmd, stderr)
+	if len(est) > 0 {
+		if asJSON {
+			enc := json.NewEncoder(stdout)
+			for _, e := range est {
+				enc.Encode(e)
+			}
+		} else {
+			app.PrintEstimates(stdout, cfg.Resolved(), cmd, est)
+		}
+	}
+	return Code(err, stderr, name)
 }
 
 // Elapsed formats a duration for the end of a run.
