@@ -206,12 +206,7 @@ func ParseSelectAnswer(a replyfmt.Answer, n int) ([]int, bool, error) {
 // ParseReflection reads a reflection: the text after a leading
 // "Reflection:" label (or the whole reply), tidied to one line.
 func ParseReflection(reply string) (string, error) {
-	s, _ := replyfmt.Clean(reply)
-	s = strings.NewReplacer("**", "", "__", "").Replace(s)
-	if i := fold.Index(s, "reflection:"); i >= 0 && i < 40 && i+len("reflection:") <= len(s) {
-		s = s[i+len("reflection:"):]
-	}
-	s = replyfmt.OneLine(s, maxReflectionLen)
+	s := replyfmt.LabelledLine(reply, "reflection:", maxReflectionLen)
 	if s == "" {
 		return "", fmt.Errorf("reflection reply %q: %w", replyfmt.Short(reply, 80), ErrNoReflection)
 	}
