@@ -76,9 +76,13 @@ func running(pid int, command string) bool {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || command == "" {
+	b = bytes.TrimRight(b, "\x00")
+	// An empty cmdline says nothing either: the kernel shows it empty for a
+	// process in the middle of exec (its new arguments not yet in place), a
+	// zombie or a kernel thread.
+	if err != nil || command == "" || len(b) == 0 {
 		return true // alive, and nothing says it runs something else
 	}
-	args := strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
+	args := strings.Split(string(b), "\x00")
 	return strings.Join(args, " ") == command
 }

@@ -152,6 +152,17 @@ func TestStaleFilesTakenOverOnlyWhenGone(t *testing.T) {
 	err := sleeper.Start()
 	testenv.Need(t, err == nil, "the sleep program")
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	// Start returns once exec has begun, before the kernel has put the new
+	// arguments in place (until then /proc shows an empty cmdline, which
+	// says nothing about the program): wait for them.
+	cmdline := fmt.Sprintf("/proc/%d/cmdline", sleeper.Process.Pid)
+	for i := 0; i < 1000; i++ {
+		b, err := os.ReadFile(cmdline)
+		if err != nil || len(b) > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	for _, tc := range []struct {
 		name  string
 		h     Holder
