@@ -86,7 +86,9 @@ type Config struct {
 	metricsAlso string
 	Workers     int `json:"workers"`
 	Iterations  int `json:"iterations"`
-	PerType     int `json:"per_type"`
+	// PerType is the number of training tasks per task type (0: every
+	// one; PerTypeEnvDefault: the environment's paper's, see Resolved).
+	PerType int `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in
 	// a config.json means TaskOrderSuite: it was written before the choice).
 	TaskOrder TaskOrder `json:"task_order,omitempty"`
@@ -127,7 +129,8 @@ type Config struct {
 	Tasks int    `json:"tasks,omitempty"` // evaluate (train: train on) only the first N tasks; 0: all
 	// EvalPerType evaluates only the first N tasks of each task type of the
 	// split (seed 002 App. B.1: "the top 3 variants of each task type" of
-	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all.
+	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all;
+	// PerTypeEnvDefault: the environment's paper's, see Resolved.
 	EvalPerType int `json:"eval_per_type,omitempty"`
 	// MaxErrors is how many errored episodes eval tolerates before it
 	// keeps its results apart and exits non-zero (-max-errors); not saved.
@@ -219,9 +222,19 @@ const DefaultEmbedDim = 1024
 // servers accept.
 const MaxTemperature = 2
 
+// PerTypeEnvDefault, as PerType or EvalPerType, stands for the protocol of
+// the environment's paper, which Resolved fills in: seed 002 Sec. 4.1 and
+// Appendix B.1 train on 5 tasks per type of ALFWorld and 3 of ScienceWorld,
+// and evaluate on every unseen ALFWorld task but on the top 3 variants of
+// each ScienceWorld task type. It is the flags' default, so that a count
+// the user gives always wins; a zero Config (PerType 0) keeps meaning every
+// task.
+const PerTypeEnvDefault = -1
+
 // Defaults returns the configuration of `make run`: SAMem on the built-in
 // household world with the offline backend and the paper's schedule
-// (5 training tasks per type, 9 iterations; seed 002 Sec. 4.1). These are
+// (5 training tasks per type, 9 iterations; seed 002 Sec. 4.1; the task
+// counts are the environment's, PerTypeEnvDefault). These are
 // the flags' defaults; a default that depends on other settings (a step
 // limit, a local model, the ablation's switch) is left zero here and filled
 // by Resolved.
@@ -234,7 +247,8 @@ func Defaults() Config {
 		Seed:          1,
 		Workers:       runtime.NumCPU(),
 		Iterations:    9,
-		PerType:       5,
+		PerType:       PerTypeEnvDefault,
+		EvalPerType:   PerTypeEnvDefault,
 		TaskOrder:     TaskOrderShuffled,
 		Env:           EnvConfig{Kind: EnvHousehold, WorldSeed: 1},
 		LLM:           LLMConfig{Backend: BackendOffline, Timeout: 120 * time.Second, Retries: 5},
@@ -261,13 +275,13 @@ func (c Config) Validate() error {
 	if c.Iterations < 1 {
 		return bad("iterations", "%d: need at least 1", c.Iterations)
 	}
-	if c.PerType < 0 {
+	if c.PerType < 0 && c.PerType != PerTypeEnvDefault {
 		return bad("per-type", "%d: must not be negative", c.PerType)
 	}
 	if !c.TaskOrder.valid() {
 		return bad("task-order", "%q: want %s", c.TaskOrder, joinEnum(TaskOrders))
 	}
-	if c.EvalPerType < 0 {
+	if c.EvalPerType < 0 && c.EvalPerType != PerTypeEnvDefault {
 		return bad("per-type", "%d: must not be negative", c.EvalPerType)
 	}
 	if c.Tasks < 0 {

@@ -171,8 +171,8 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "`order` of the training tasks in an iteration: shuffled (with the run seed, the same every iteration) or suite (the suite's order, by task type)",
 			Field: func(c *Config) any { return &c.TaskOrder }},
 		{Flag: "per-type", Cmds: CmdTrain, Effect: ChangesResult,
-			Usage: "training tasks per task type (seed 002 Sec. 4.1: 5); 0 uses every training task",
-			Field: func(c *Config) any { return &c.PerType }},
+			Usage: "`count` of training tasks per task type (default: the environment's paper's, seed 002 Sec. 4.1 and App. B.1: 5, ScienceWorld 3); 0 uses every training task",
+			Field: func(c *Config) any { return (*perTypeValue)(&c.PerType) }},
 		{Flag: "split", Cmds: CmdEval | CmdSweep, Effect: Selects,
 			Usage: "held-out split to evaluate: valid_unseen, valid_seen (or train)",
 			Field: func(c *Config) any { return &c.Split }},
@@ -180,8 +180,8 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "evaluate only the first N tasks of the split (0: all)",
 			Field: func(c *Config) any { return &c.Tasks }},
 		{Flag: "per-type", Key: "eval-per-type", Cmds: CmdEval, Effect: ChangesResult,
-			Usage: "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)",
-			Field: func(c *Config) any { return &c.EvalPerType }},
+			Usage: "evaluate only the first `count` tasks of each task type of the split (0: all; default: the environment's paper's, seed 002 App. B.1: every ALFWorld task, the top 3 variants of each ScienceWorld type)",
+			Field: func(c *Config) any { return (*perTypeValue)(&c.EvalPerType) }},
 		{Flag: "max-errors", Cmds: CmdEval, Effect: ExecutionOnly,
 			Usage: "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1",
 			Field: func(c *Config) any { return &c.MaxErrors }},
@@ -399,6 +399,31 @@ func (m *methodList) Set(v string) error {
 		return fmt.Errorf("no method given")
 	}
 	*m = out
+	return nil
+}
+
+// perTypeValue is a count of tasks per task type: a number >= 0, or "env"
+// (PerTypeEnvDefault, the flags' default) for the environment's protocol.
+type perTypeValue int
+
+func (p *perTypeValue) String() string {
+	if *p == PerTypeEnvDefault {
+		return "env"
+	}
+	return strconv.Itoa(int(*p))
+}
+
+func (p *perTypeValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "env" {
+		*p = PerTypeEnvDefault
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: want a count >= 0 (0: every task) or env (the environment's paper's)", v)
+	}
+	*p = perTypeValue(n)
 	return nil
 }
 
