@@ -60,6 +60,11 @@ func (e *SettingError) Unwrap() error { return ErrConfig }
 // resolved (Resolved) as config.json; it never holds a secret: the API key
 // is kept apart, in LLM.APIKey, which is not serialised.
 type Config struct {
+	// Version is the version of the record's format (ConfigVersion,
+	// set by Resolved); 0 in a config.json written before it existed,
+	// whose absent fields LoadConfig reads with the defaults of then
+	// (legacyDefaults).
+	Version int      `json:"version,omitempty"`
 	Run     string   `json:"run"`
 	Methods []string `json:"methods"`
 	// FitOnly (from -method all) drops the methods that cannot run on the
@@ -563,5 +568,36 @@ func LoadConfig(run string) (Config, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
 	}
-	return c, nil
+	return legacyDefaults(c), nil
 }
+
+// ConfigVersion is the version of config.json's format that Resolved
+// records. Version 1: the record holds a value for every setting whose
+// default changed before it (see legacyDefaults).
+const ConfigVersion = 1
+
+// legacyDefaults fills the settings a config.json written before
+// ConfigVersion leaves out with the defaults the run was made with, so
+// that a resumed or evaluated old run keeps what it trained with (a train
+// command with today's defaults is then refused by CheckResume, naming the
+// setting, the run's value and the flag that keeps it):
+//   - the memory stream kept one stream over training and evaluated with
+//     it (-memstream-carry);
+//   - the model's summariser saw the last 30 steps (-summary-history 30).
+//
+// A record without a version whose schedule is ScheduleBudget was written
+// after both changed (they came with that schedule) and is left as it is.
+func legacyDefaults(c Config) Config {
+	if c.Version != 0 || c.SAMem.Schedule == samem.ScheduleBudget {
+		return c
+	}
+	c.MemStream.Carry = true
+	if c.SAMem.SummaryHistory == 0 {
+		c.SAMem.SummaryHistory = LegacySummaryHistory
+	}
+	return c
+}
+
+// LegacySummaryHistory is the summariser's history bound of runs recorded
+// before ConfigVersion (summarize.LLM.MaxHistory was 30 then).
+const LegacySummaryHistory = 30

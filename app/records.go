@@ -35,6 +35,7 @@ import (
 // games') stays 0 here; each result row records its task's limit.
 // Resolved is idempotent.
 func (c Config) Resolved() Config {
+	c.Version = ConfigVersion
 	if c.TaskOrder == "" {
 		c.TaskOrder = TaskOrderSuite
 	}
