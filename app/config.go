@@ -159,6 +159,9 @@ type EnvConfig struct {
 	MaxSteps  int     `json:"max_steps,omitempty"` // 0: the environment's default
 	Grammar   Grammar `json:"grammar,omitempty"`   // household: "" is Grammar03
 	Game      string  `json:"game,omitempty"`      // zmachine: a story file or a folder of them
+	// GameSet: zmachine: the games of a folder that are played; "" is
+	// GameSetFor(Game), AgentBoard's 20 for a folder of Jericho's games.
+	GameSet GameSet `json:"game_set,omitempty"`
 	// Interpreter: zmachine: "" or InterpreterZVM (in-process) or InterpreterDfrotz.
 	Interpreter Interpreter `json:"interpreter,omitempty"`
 	// ValidActions: zmachine: fill each observation's admissible list with the valid actions.
@@ -375,6 +378,9 @@ func (e EnvConfig) validate() error {
 		if _, err := os.Stat(e.Game); err != nil {
 			return bad("game", "%v", err)
 		}
+		if !e.GameSet.valid() {
+			return bad("game-set", "%q: want %s", e.GameSet, joinEnum(GameSets))
+		}
 		if !e.Interpreter.valid() {
 			return bad("interpreter", "%q: want zvm (in-process, the default) or dfrotz", e.Interpreter)
 		}
@@ -583,12 +589,21 @@ const ConfigVersion = 1
 // setting, the run's value and the flag that keeps it):
 //   - the memory stream kept one stream over training and evaluated with
 //     it (-memstream-carry);
-//   - the model's summariser saw the last 30 steps (-summary-history 30).
+//   - the model's summariser saw the last 30 steps (-summary-history 30);
+//   - a folder of Z-machine games was played whole (-game-set all), with
+//     the games' own step limits.
 //
 // A record without a version whose schedule is ScheduleBudget was written
-// after both changed (they came with that schedule) and is left as it is.
+// after the first two changed (they came with that schedule): only the
+// game set is filled there.
 func legacyDefaults(c Config) Config {
-	if c.Version != 0 || c.SAMem.Schedule == samem.ScheduleBudget {
+	if c.Version != 0 {
+		return c
+	}
+	if c.Env.Kind == EnvZMachine && c.Env.GameSet == "" {
+		c.Env.GameSet = GameSetAll
+	}
+	if c.SAMem.Schedule == samem.ScheduleBudget {
 		return c
 	}
 	c.MemStream.Carry = true

@@ -74,6 +74,12 @@ func (c Config) Resolved() Config {
 		if c.Env.Interpreter == "" {
 			c.Env.Interpreter = InterpreterZVM
 		}
+		if c.Env.GameSet == "" {
+			c.Env.GameSet = GameSetFor(c.Env.Game)
+		}
+		if c.Env.MaxSteps == 0 && c.Env.GameSet == GameSetAgentBoard {
+			c.Env.MaxSteps = AgentBoardMaxSteps
+		}
 	case EnvAgentGym:
 		switch c.Env.GymKind {
 		case "":
