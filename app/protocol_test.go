@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/agentgym/agentgymtest"
 )
 
@@ -85,5 +88,64 @@ func TestScienceWorldProtocolRecorded(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Run, "eval", "valid_unseen", SummaryFile)); err != nil {
 		t.Errorf("no evaluation in eval/valid_unseen: %v", err)
+	}
+}
+
+// CLIN on AgentGym's ScienceWorld acts in the server's action language:
+// every action it takes is one of the server's templates (/action_hint)
+// filled with an object in view, never a text-game verb such as "look" or
+// "north" (seed 004 Fig. 6 gives the controller the templates and objects).
+func TestCLINScienceWorldActsByTemplates(t *testing.T) {
+	ctx := context.Background()
+	_, srv := agentgymtest.New(t, "sciworld")
+	cfg := smallConfig(t, "clin")
+	cfg.Env = EnvConfig{Kind: EnvAgentGym, URL: srv.URL, GymKind: GymScienceWorld, GymTrain: "0-5", GymValid: "0-5"}
+	cfg.PerType, cfg.EvalPerType, cfg.Iterations, cfg.Tasks = PerTypeEnvDefault, PerTypeEnvDefault, 1, 0
+	if _, err := Train(ctx, cfg, quiet()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Eval(ctx, cfg, quiet()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Run, "eval", "valid_unseen", TrajectoriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{}
+	for _, a := range envbridge.Fill(agentgymtest.SciTemplates, []string{"agent", "water", "stove", "poison"}, nil, 0) {
+		allowed[a] = true
+	}
+	var actions []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if s, ok := e.(string); ok && k == "action" {
+					actions = append(actions, s)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatal(err)
+		}
+		walk(v)
+	}
+	if len(actions) == 0 {
+		t.Fatal("no actions in the trajectories")
+	}
+	t.Logf("%d actions, e.g. %q", len(actions), actions[:min(5, len(actions))])
+	for _, a := range actions {
+		if !allowed[a] {
+			t.Errorf("action %q is not one of the server's templates filled with an object in view", a)
+		}
 	}
 }
