@@ -589,7 +589,8 @@ const ConfigVersion = 1
 // setting, the run's value and the flag that keeps it):
 //   - the memory stream kept one stream over training and evaluated with
 //     it (-memstream-carry);
-//   - the model's summariser saw the last 30 steps (-summary-history 30);
+//   - the model's summariser saw the last 30 steps (-summary-history 30;
+//     not filled for the offline backend, whose summariser reads none);
 //   - a folder of Z-machine games was played whole (-game-set all), with
 //     the games' own step limits.
 //
@@ -607,7 +608,9 @@ func legacyDefaults(c Config) Config {
 		return c
 	}
 	c.MemStream.Carry = true
-	if c.SAMem.SummaryHistory == 0 {
+	// The bound applied to the model's summariser only: an offline run's
+	// summariser reads no history, and its record keeps the default.
+	if c.SAMem.SummaryHistory == 0 && c.LLM.Backend != BackendOffline {
 		c.SAMem.SummaryHistory = LegacySummaryHistory
 	}
 	return c

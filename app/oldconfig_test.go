@@ -20,10 +20,11 @@ func TestOldConfigLoads(t *testing.T) {
 	defaults.Workers, defaults.Iterations, defaults.PerType = 2, 2, 1
 	defaults.Methods = []string{"samem", "clin", "arigraph", "kgplan", "memstream"}
 	// The schedule these runs were made with is today's -schedule step;
-	// their memory stream carried over training and their summariser saw
-	// 30 steps: today's -memstream-carry -summary-history 30.
+	// their memory stream carried over training: today's -memstream-carry.
+	// (They ran offline, where the summariser's history bound applies to
+	// nothing.)
 	defaults.SAMem.Schedule = samem.ScheduleStep
-	defaults.MemStream.Carry, defaults.SAMem.SummaryHistory = true, LegacySummaryHistory
+	defaults.MemStream.Carry = true
 
 	// -workers 1 -iterations 1 -per-type 1 -method samem,clin -clin-trials 3
 	// -clin-meta-first-trial -arigraph-carry -arigraph-no-episodic
@@ -41,7 +42,7 @@ func TestOldConfigLoads(t *testing.T) {
 	flags.Env.MaxSteps, flags.Env.WorldSeed, flags.Seed = 7, 3, 4
 	flags.SAMem.TieMargin, flags.SAMem.RetryZero, flags.SAMem.ForgetDropZero = 0.1, true, true
 	flags.SAMem.TaskProgress, flags.SAMem.NoForgetting = true, true
-	flags.MemStream.Carry, flags.SAMem.SummaryHistory = true, LegacySummaryHistory
+	flags.MemStream.Carry = true
 
 	for _, tc := range []struct {
 		dir string
@@ -91,7 +92,7 @@ func TestLegacyDefaults(t *testing.T) {
 		return dir
 	}
 	old := write(t, `{"run": "r", "methods": ["samem", "memstream"], "seed": 1, "workers": 1, "iterations": 1, "per_type": 1,
-		"env": {"kind": "household", "world_seed": 1}, "llm": {"backend": "offline", "embed_dim": 64},
+		"env": {"kind": "household", "world_seed": 1}, "llm": {"backend": "openai", "chat_model": "m", "embed_model": "e", "embed_dim": 64},
 		"samem": {"schedule": "step"}, "memstream": {}}`)
 	c, err := LoadConfig(old)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestLegacyDefaults(t *testing.T) {
 	}
 	now := Defaults()
 	now.Run, now.Methods, now.Workers, now.Iterations, now.PerType = old, c.Methods, 1, 1, 1
-	now.LLM.EmbedDim, now.SAMem.Schedule = 64, samem.ScheduleStep
+	now.LLM, now.SAMem.Schedule = c.LLM, samem.ScheduleStep
 	err = CheckResume(old, c, now, c.Methods)
 	for _, want := range []string{"-memstream-carry: true in the run, false now", "-summary-history: 30 in the run, 0 now"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -113,13 +114,18 @@ func TestLegacyDefaults(t *testing.T) {
 		t.Errorf("evaluating with the run's own settings: overrides %v", o)
 	}
 	// An old run with an explicit bound keeps it.
-	kept := write(t, `{"run": "r", "samem": {"schedule": "episode", "summary_history": 12}}`)
+	kept := write(t, `{"run": "r", "llm": {"backend": "openai"}, "samem": {"schedule": "episode", "summary_history": 12}}`)
 	if c, err := LoadConfig(kept); err != nil || c.SAMem.SummaryHistory != 12 {
 		t.Errorf("old record with a bound: %d, %v; want 12", c.SAMem.SummaryHistory, err)
 	}
+	// An old offline run's summariser read no history: nothing to keep.
+	off := write(t, `{"run": "r", "llm": {"backend": "offline"}, "samem": {"schedule": "step"}}`)
+	if c, err := LoadConfig(off); err != nil || c.SAMem.SummaryHistory != 0 || !c.MemStream.Carry {
+		t.Errorf("old offline record: summary history %d, carry %v, %v; want 0 and true", c.SAMem.SummaryHistory, c.MemStream.Carry, err)
+	}
 	for name, body := range map[string]string{
-		"versioned":       `{"version": 1, "run": "r", "samem": {"schedule": "step"}}`,
-		"budget schedule": `{"run": "r", "samem": {"schedule": "budget"}}`,
+		"versioned":       `{"version": 1, "run": "r", "llm": {"backend": "openai"}, "samem": {"schedule": "step"}}`,
+		"budget schedule": `{"run": "r", "llm": {"backend": "openai"}, "samem": {"schedule": "budget"}}`,
 	} {
 		c, err := LoadConfig(write(t, body))
 		if err != nil {
