@@ -203,7 +203,7 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "zmachine: a story `file` (.z3/.z5/.z8) or a folder of them, played in-process",
 			Field: func(c *Config) any { return &c.Env.Game }},
 		{Flag: "game-set", Cmds: cmdAll, Effect: ChangesResult,
-			Usage: "zmachine: the games of a -game folder to play: agentboard (AgentBoard's 20 Jericho games, seed 002 App. B.1, with AgentBoard's 30-step limit unless -max-steps) or all; default: agentboard for a folder of Jericho's games (with its suite.json), all otherwise",
+			Usage: "zmachine: the games of a -game folder to play: agentboard (AgentBoard's 20 Jericho games, seed 002 App. B.1, with AgentBoard's 30-step limit unless -max-steps) or all; default: agentboard for a folder of Jericho's games (with its suite.json) in train, eval and sweep, all otherwise and in play",
 			Field: func(c *Config) any { return &c.Env.GameSet }},
 		{Flag: "interpreter", Cmds: cmdAll, Effect: ChangesResult,
 			Usage: "zmachine: `interpreter` zvm (in-process, the default) or dfrotz (Debian's dfrotz as a child process, for comparison)",
