@@ -29,7 +29,7 @@ func TestBadConfigurationRefused(t *testing.T) {
 	}{
 		{"workers", func(c *app.Config) { c.Workers = 0 }, "-workers: 0: need at least 1"},
 		{"iterations", func(c *app.Config) { c.Iterations = -3 }, "-iterations: -3"},
-		{"per-type", func(c *app.Config) { c.PerType = -1 }, "-per-type: -1: must not be negative"},
+		{"per-type", func(c *app.Config) { c.PerType = -2 }, "-per-type: -2: must not be negative"},
 		{"unknown method", func(c *app.Config) { c.Methods = []string{"samem", "telepathy"} }, `-method: unknown method "telepathy"`},
 		{"no method", func(c *app.Config) { c.Methods = nil }, "-method: no method given"},
 		{"unknown env", func(c *app.Config) { c.Env.Kind = "minecraft" }, `-env: unknown environment "minecraft"`},

@@ -60,6 +60,11 @@ func (e *SettingError) Unwrap() error { return ErrConfig }
 // resolved (Resolved) as config.json; it never holds a secret: the API key
 // is kept apart, in LLM.APIKey, which is not serialised.
 type Config struct {
+	// Version is the version of the record's format (ConfigVersion,
+	// set by Resolved); 0 in a config.json written before it existed,
+	// whose absent fields LoadConfig reads with the defaults of then
+	// (legacyDefaults).
+	Version int      `json:"version,omitempty"`
 	Run     string   `json:"run"`
 	Methods []string `json:"methods"`
 	// FitOnly (from -method all) drops the methods that cannot run on the
@@ -86,7 +91,9 @@ type Config struct {
 	metricsAlso string
 	Workers     int `json:"workers"`
 	Iterations  int `json:"iterations"`
-	PerType     int `json:"per_type"`
+	// PerType is the number of training tasks per task type (0: every
+	// one; PerTypeEnvDefault: the environment's paper's, see Resolved).
+	PerType int `json:"per_type"`
 	// TaskOrder is the order of the training tasks in an iteration ("" in
 	// a config.json means TaskOrderSuite: it was written before the choice).
 	TaskOrder TaskOrder `json:"task_order,omitempty"`
@@ -127,7 +134,8 @@ type Config struct {
 	Tasks int    `json:"tasks,omitempty"` // evaluate (train: train on) only the first N tasks; 0: all
 	// EvalPerType evaluates only the first N tasks of each task type of the
 	// split (seed 002 App. B.1: "the top 3 variants of each task type" of
-	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all.
+	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all;
+	// PerTypeEnvDefault: the environment's paper's, see Resolved.
 	EvalPerType int `json:"eval_per_type,omitempty"`
 	// MaxErrors is how many errored episodes eval tolerates before it
 	// keeps its results apart and exits non-zero (-max-errors); not saved.
@@ -151,6 +159,9 @@ type EnvConfig struct {
 	MaxSteps  int     `json:"max_steps,omitempty"` // 0: the environment's default
 	Grammar   Grammar `json:"grammar,omitempty"`   // household: "" is Grammar03
 	Game      string  `json:"game,omitempty"`      // zmachine: a story file or a folder of them
+	// GameSet: zmachine: the games of a folder that are played; "" is
+	// GameSetFor(Game), AgentBoard's 20 for a folder of Jericho's games.
+	GameSet GameSet `json:"game_set,omitempty"`
 	// Interpreter: zmachine: "" or InterpreterZVM (in-process) or InterpreterDfrotz.
 	Interpreter Interpreter `json:"interpreter,omitempty"`
 	// ValidActions: zmachine: fill each observation's admissible list with the valid actions.
@@ -219,9 +230,19 @@ const DefaultEmbedDim = 1024
 // servers accept.
 const MaxTemperature = 2
 
+// PerTypeEnvDefault, as PerType or EvalPerType, stands for the protocol of
+// the environment's paper, which Resolved fills in: seed 002 Sec. 4.1 and
+// Appendix B.1 train on 5 tasks per type of ALFWorld and 3 of ScienceWorld,
+// and evaluate on every unseen ALFWorld task but on the top 3 variants of
+// each ScienceWorld task type. It is the flags' default, so that a count
+// the user gives always wins; a zero Config (PerType 0) keeps meaning every
+// task.
+const PerTypeEnvDefault = -1
+
 // Defaults returns the configuration of `make run`: SAMem on the built-in
 // household world with the offline backend and the paper's schedule
-// (5 training tasks per type, 9 iterations; seed 002 Sec. 4.1). These are
+// (5 training tasks per type, 9 iterations; seed 002 Sec. 4.1; the task
+// counts are the environment's, PerTypeEnvDefault). These are
 // the flags' defaults; a default that depends on other settings (a step
 // limit, a local model, the ablation's switch) is left zero here and filled
 // by Resolved.
@@ -234,7 +255,8 @@ func Defaults() Config {
 		Seed:          1,
 		Workers:       runtime.NumCPU(),
 		Iterations:    9,
-		PerType:       5,
+		PerType:       PerTypeEnvDefault,
+		EvalPerType:   PerTypeEnvDefault,
 		TaskOrder:     TaskOrderShuffled,
 		Env:           EnvConfig{Kind: EnvHousehold, WorldSeed: 1},
 		LLM:           LLMConfig{Backend: BackendOffline, Timeout: 120 * time.Second, Retries: 5},
@@ -261,13 +283,13 @@ func (c Config) Validate() error {
 	if c.Iterations < 1 {
 		return bad("iterations", "%d: need at least 1", c.Iterations)
 	}
-	if c.PerType < 0 {
+	if c.PerType < 0 && c.PerType != PerTypeEnvDefault {
 		return bad("per-type", "%d: must not be negative", c.PerType)
 	}
 	if !c.TaskOrder.valid() {
 		return bad("task-order", "%q: want %s", c.TaskOrder, joinEnum(TaskOrders))
 	}
-	if c.EvalPerType < 0 {
+	if c.EvalPerType < 0 && c.EvalPerType != PerTypeEnvDefault {
 		return bad("per-type", "%d: must not be negative", c.EvalPerType)
 	}
 	if c.Tasks < 0 {
@@ -355,6 +377,9 @@ func (e EnvConfig) validate() error {
 		}
 		if _, err := os.Stat(e.Game); err != nil {
 			return bad("game", "%v", err)
+		}
+		if !e.GameSet.valid() {
+			return bad("game-set", "%q: want %s", e.GameSet, joinEnum(GameSets))
 		}
 		if !e.Interpreter.valid() {
 			return bad("interpreter", "%q: want zvm (in-process, the default) or dfrotz", e.Interpreter)
@@ -549,5 +574,48 @@ func LoadConfig(run string) (Config, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
 	}
-	return c, nil
+	return legacyDefaults(c), nil
 }
+
+// ConfigVersion is the version of config.json's format that Resolved
+// records. Version 1: the record holds a value for every setting whose
+// default changed before it (see legacyDefaults).
+const ConfigVersion = 1
+
+// legacyDefaults fills the settings a config.json written before
+// ConfigVersion leaves out with the defaults the run was made with, so
+// that a resumed or evaluated old run keeps what it trained with (a train
+// command with today's defaults is then refused by CheckResume, naming the
+// setting, the run's value and the flag that keeps it):
+//   - the memory stream kept one stream over training and evaluated with
+//     it (-memstream-carry);
+//   - the model's summariser saw the last 30 steps (-summary-history 30;
+//     not filled for the offline backend, whose summariser reads none);
+//   - a folder of Z-machine games was played whole (-game-set all), with
+//     the games' own step limits.
+//
+// A record without a version whose schedule is ScheduleBudget was written
+// after the first two changed (they came with that schedule): only the
+// game set is filled there.
+func legacyDefaults(c Config) Config {
+	if c.Version != 0 {
+		return c
+	}
+	if c.Env.Kind == EnvZMachine && c.Env.GameSet == "" {
+		c.Env.GameSet = GameSetAll
+	}
+	if c.SAMem.Schedule == samem.ScheduleBudget {
+		return c
+	}
+	c.MemStream.Carry = true
+	// The bound applied to the model's summariser only: an offline run's
+	// summariser reads no history, and its record keeps the default.
+	if c.SAMem.SummaryHistory == 0 && c.LLM.Backend != BackendOffline {
+		c.SAMem.SummaryHistory = LegacySummaryHistory
+	}
+	return c
+}
+
+// LegacySummaryHistory is the summariser's history bound of runs recorded
+// before ConfigVersion (summarize.LLM.MaxHistory was 30 then).
+const LegacySummaryHistory = 30

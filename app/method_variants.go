@@ -34,7 +34,7 @@ var methodVariants = []struct {
 			c.Name, c.GA = CLINGAName, true
 			return clin.New(c, clinDeps(b))
 		}},
-	{CLINGenTaskName, "clin", "CLIN GEN-TASK+A (seed 004 Sec. 5C, Fig. 9, Table 2): a held-out task's meta-memory from the other task types' memories, then retried as in G+A",
+	{CLINGenTaskName, "clin", "CLIN GEN-TASK+A (seed 004 Sec. 5C, Fig. 9, Table 2): a held-out task's meta-memory from the other tasks of its type on household worlds (the paper's ALFWorld runs; -clin-gen-task-other-types: the other types'), from the other types' on ScienceWorld, then retried as in G+A",
 		func(cfg Config, b *Backend) (agent.Method, error) {
 			c := cfg.CLIN
 			c.Name, c.GenTask, c.GA = CLINGenTaskName, true, true

@@ -27,12 +27,15 @@ import (
 // methods' own defaults (samem.Config.Resolved: thresholds, alpha, gamma,
 // eps0, beta and forgetting bound; CLIN's; the thinker's), the ablation's
 // switch, -temperature in every method's Config, the household grammar,
-// the step limit where one applies to every task, the local models, the
+// the step limit where one applies to every task, the environment's task
+// counts per type where they were left to it (PerTypeEnvDefault: see
+// envPerType), the local models, the
 // embedding dimension and the number of model requests in flight. A step
 // limit that depends on the task (ScienceWorld's per level, Z-machine
 // games') stays 0 here; each result row records its task's limit.
 // Resolved is idempotent.
 func (c Config) Resolved() Config {
+	c.Version = ConfigVersion
 	if c.TaskOrder == "" {
 		c.TaskOrder = TaskOrderSuite
 	}
@@ -71,6 +74,12 @@ func (c Config) Resolved() Config {
 		if c.Env.Interpreter == "" {
 			c.Env.Interpreter = InterpreterZVM
 		}
+		if c.Env.GameSet == "" {
+			c.Env.GameSet = GameSetFor(c.Env.Game)
+		}
+		if c.Env.MaxSteps == 0 && c.Env.GameSet == GameSetAgentBoard {
+			c.Env.MaxSteps = AgentBoardMaxSteps
+		}
 	case EnvAgentGym:
 		switch c.Env.GymKind {
 		case "":
@@ -81,6 +90,13 @@ func (c Config) Resolved() Config {
 		if c.Env.MaxSteps == 0 && c.Env.GymKind == GymALFWorld {
 			c.Env.MaxSteps = agentgym.DefaultMaxSteps
 		}
+	}
+	train, eval := envPerType(c.Env)
+	if c.PerType == PerTypeEnvDefault {
+		c.PerType = train
+	}
+	if c.EvalPerType == PerTypeEnvDefault {
+		c.EvalPerType = eval
 	}
 	if c.LLM.Embed == c.LLM.Backend {
 		c.LLM.Embed = ""
@@ -98,6 +114,21 @@ func (c Config) Resolved() Config {
 		c.LLM.Concurrency = c.LLM.concurrency(c.Workers)
 	}
 	return c
+}
+
+// envPerType is the protocol of env's paper: training tasks and evaluated
+// tasks per task type (0: every one). Seed 002 Sec. 4.1 trains on "five
+// tasks from each task type" of ALFWorld and evaluates on all its unseen
+// tasks; for ScienceWorld (Appendix B.1) it "randomly select[s] three tasks
+// per task type" for training and evaluates on "the top 3 variants of each
+// task type", the first three of the split in its order (runner.PerType).
+// Every other environment keeps the household protocol. env is resolved
+// (its GymKind named).
+func envPerType(env EnvConfig) (train, eval int) {
+	if env.Kind == EnvAgentGym && env.GymKind == GymScienceWorld {
+		return 3, 3
+	}
+	return 5, 0
 }
 
 // EvalOverrides lists, as sorted "flag=value", the settings of an
@@ -156,7 +187,7 @@ func EvalDir(cfg Config) (dir string, overrides []string, err error) {
 			return "", nil, err
 		}
 		base = cfg
-		base.Tasks, base.EvalPerType = 0, 0
+		base.Tasks, base.EvalPerType = 0, PerTypeEnvDefault
 	}
 	overrides = EvalOverrides(base, cfg)
 	return filepath.Join(cfg.Run, "eval", EvalName(cfg.Split, overrides)), overrides, nil

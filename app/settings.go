@@ -171,8 +171,8 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "`order` of the training tasks in an iteration: shuffled (with the run seed, the same every iteration) or suite (the suite's order, by task type)",
 			Field: func(c *Config) any { return &c.TaskOrder }},
 		{Flag: "per-type", Cmds: CmdTrain, Effect: ChangesResult,
-			Usage: "training tasks per task type (seed 002 Sec. 4.1: 5); 0 uses every training task",
-			Field: func(c *Config) any { return &c.PerType }},
+			Usage: "`count` of training tasks per task type (default: the environment's paper's, seed 002 Sec. 4.1 and App. B.1: 5, ScienceWorld 3); 0 uses every training task",
+			Field: func(c *Config) any { return (*perTypeValue)(&c.PerType) }},
 		{Flag: "split", Cmds: CmdEval | CmdSweep, Effect: Selects,
 			Usage: "held-out split to evaluate: valid_unseen, valid_seen (or train)",
 			Field: func(c *Config) any { return &c.Split }},
@@ -180,8 +180,8 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "evaluate only the first N tasks of the split (0: all)",
 			Field: func(c *Config) any { return &c.Tasks }},
 		{Flag: "per-type", Key: "eval-per-type", Cmds: CmdEval, Effect: ChangesResult,
-			Usage: "evaluate only the first N tasks of each task type of the split, e.g. 3 for seed 002's ScienceWorld test set (0: all)",
-			Field: func(c *Config) any { return &c.EvalPerType }},
+			Usage: "evaluate only the first `count` tasks of each task type of the split (0: all; default: the environment's paper's, seed 002 App. B.1: every ALFWorld task, the top 3 variants of each ScienceWorld type)",
+			Field: func(c *Config) any { return (*perTypeValue)(&c.EvalPerType) }},
 		{Flag: "max-errors", Cmds: CmdEval, Effect: ExecutionOnly,
 			Usage: "errored episodes (model or environment failures) tolerated; past it eval keeps its results apart in eval/<split>.partial and exits 1",
 			Field: func(c *Config) any { return &c.MaxErrors }},
@@ -197,11 +197,14 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "household: ALFWorld action `grammar`, 0.3 (\"put X in/on Y\", the default) or 0.4 (\"move X to Y\")",
 			Field: func(c *Config) any { return &c.Env.Grammar }},
 		{Flag: "max-steps", Cmds: cmdAll, Effect: ChangesResult,
-			Usage: "step limit of an episode (0: the environment's default: 50 household and agentgym ALFWorld, ScienceWorld 20/20/40 by level; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 100 otherwise; AgentBoard's own evaluation runs Jericho's games 30 steps; play: none for a script unless given)",
+			Usage: "step limit of an episode (0: the environment's default: 50 household and agentgym ALFWorld, ScienceWorld 20/20/40 by level; zmachine 150 for hunt* and clean* games, 60 for cook* (seed 000), 30 for AgentBoard's Jericho games (-game-set agentboard, AgentBoard's limit), 100 otherwise; play: none for a script unless given)",
 			Field: func(c *Config) any { return &c.Env.MaxSteps }},
 		{Flag: "game", Cmds: cmdAll, Effect: ChangesResult,
 			Usage: "zmachine: a story `file` (.z3/.z5/.z8) or a folder of them, played in-process",
 			Field: func(c *Config) any { return &c.Env.Game }},
+		{Flag: "game-set", Cmds: cmdAll, Effect: ChangesResult,
+			Usage: "zmachine: the games of a -game folder to play: agentboard (AgentBoard's 20 Jericho games, seed 002 App. B.1, with AgentBoard's 30-step limit unless -max-steps) or all; default: agentboard for a folder of Jericho's games (with its suite.json) in train, eval and sweep, all otherwise and in play",
+			Field: func(c *Config) any { return &c.Env.GameSet }},
 		{Flag: "interpreter", Cmds: cmdAll, Effect: ChangesResult,
 			Usage: "zmachine: `interpreter` zvm (in-process, the default) or dfrotz (Debian's dfrotz as a child process, for comparison)",
 			Field: func(c *Config) any { return &c.Env.Interpreter }},
@@ -323,6 +326,9 @@ var settings = sync.OnceValue(func() []Setting {
 		{Flag: "clin-meta-first-trial", Cmds: cmdRun, Effect: ChangesResult, Method: "clin",
 			Usage: "clin: start a training task's first trial from a meta-memory of the other trained tasks of its type (off: an empty memory, as ADAPT in seed 004 Sec. 5A)",
 			Field: func(c *Config) any { return &c.CLIN.MetaFirstTrial }},
+		{Flag: "clin-gen-task-other-types", Cmds: cmdRun, Effect: ChangesResult, Method: "clin",
+			Usage: "clin-gen-task on household worlds: build a held-out task's meta-memory from the other task types' memories (transfer to an unseen type, as on ScienceWorld) instead of the other tasks of its own type (seed 004 Sec. 5C's ALFWorld runs)",
+			Field: func(c *Config) any { return &c.CLIN.GenTaskOtherTypes }},
 		{Flag: "clin-select-by-embedding", Cmds: cmdRun, Effect: ChangesResult, Method: "clin",
 			Usage: "clin: choose the memory items shown to the controller by embedding similarity (top 20) even with a model (off: a model call selects them from the full memory and the task, seed 004 Sec. 3.3; offline always uses embeddings)",
 			Field: func(c *Config) any { return &c.CLIN.SelectByEmbedding }},
@@ -399,6 +405,31 @@ func (m *methodList) Set(v string) error {
 		return fmt.Errorf("no method given")
 	}
 	*m = out
+	return nil
+}
+
+// perTypeValue is a count of tasks per task type: a number >= 0, or "env"
+// (PerTypeEnvDefault, the flags' default) for the environment's protocol.
+type perTypeValue int
+
+func (p *perTypeValue) String() string {
+	if *p == PerTypeEnvDefault {
+		return "env"
+	}
+	return strconv.Itoa(int(*p))
+}
+
+func (p *perTypeValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "env" {
+		*p = PerTypeEnvDefault
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: want a count >= 0 (0: every task) or env (the environment's paper's)", v)
+	}
+	*p = perTypeValue(n)
 	return nil
 }
 

@@ -30,8 +30,15 @@ func NewSuite(ctx context.Context, cfg EnvConfig, seed int64) (envbridge.Suite, 
 		}
 		return household.New(household.Config{Seed: cfg.WorldSeed, MaxSteps: cfg.MaxSteps, Grammar: g})
 	case EnvZMachine:
-		return zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: cfg.MaxSteps, Seed: seed,
+		suite, err := zmachine.NewSuite(ctx, zmachine.Config{MaxSteps: cfg.MaxSteps, Seed: seed,
 			Interpreter: string(cfg.Interpreter), ValidActions: cfg.ValidActions}, cfg.Game)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.GameSet == GameSetAgentBoard {
+			return agentBoardSuite(ctx, suite, cfg.Game)
+		}
+		return suite, nil
 	case EnvJSONL:
 		// The command is split on white space and run without a shell.
 		return jsonl.NewSuite(ctx, jsonl.Config{Command: strings.Fields(cfg.Command)})

@@ -59,7 +59,11 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 	// Out of retries: act rather than stall, with an admissible action the
 	// trial has not tried yet when there is one.
 	e.goal = "explore (no executable goal after retries)"
-	return agent.Decision{Thought: e.goal, Action: fallback(obs.Admissible, e.trace, e.rng), Recall: recall(shown, nil)}, nil
+	cands := obs.Admissible
+	if cands == nil {
+		cands = TemplateActions(e.start.Style, obs)
+	}
+	return agent.Decision{Thought: e.goal, Action: fallback(cands, e.trace, e.rng), Recall: recall(shown, nil)}, nil
 }
 
 // recall is what a decision was shown of memory: the selected items,
@@ -82,18 +86,19 @@ func recall(shown []Abstraction, used []int) *agent.Recall {
 
 // execute is the executor: a candidate action is matched onto the
 // admissible list (exact, else the most similar by embedding at >= 0.9); a
-// goal without an action is realised by one of the proposal's Actions, or
-// taken as the action where the world lists none.
+// goal without an action is realised by one of the proposal's Actions (the
+// admissible ones, or a template world's filled templates), or taken as the
+// action where the world offers neither.
 func (e *episode) execute(ctx context.Context, p Proposal, in ControllerInput) (string, bool, error) {
 	if p.Action == "" && p.Goal == "" {
 		return "", false, nil
 	}
 	if p.Action == "" {
-		if in.Obs.Admissible == nil {
-			return p.Goal, true, nil
-		}
 		if len(p.Actions) > 0 {
 			return p.Actions[e.intn(len(p.Actions))], true, nil
+		}
+		if in.Obs.Admissible == nil {
+			return p.Goal, true, nil
 		}
 	}
 	cand := p.Action
@@ -111,6 +116,21 @@ func (e *episode) intn(n int) int {
 	return e.rng.IntN(n)
 }
 
+// TemplateActions are the concrete actions a world without an admissible
+// list offers through its action templates and the objects in view (the
+// driver's, else the style's templates: ScienceWorld's), leaving out
+// focusing, which ends the task when misused, and waiting; nil where the
+// world has no templates (free-form text games).
+func TemplateActions(style envbridge.Style, obs envbridge.Observation) []string {
+	t := obs.Templates
+	if t == nil {
+		t = envbridge.Forms(envbridge.Templates(style))
+	}
+	return envbridge.Fill(t, obs.Objects, []string{"focus on", "wait"}, 0)
+}
+
+// fallback picks an action not yet tried in the trial from the candidates
+// (at random when rng is set), "look" where there are none.
 func fallback(admissible []string, trace []Step, rng *rand.Rand) string {
 	if len(admissible) == 0 {
 		return "look"

@@ -53,6 +53,60 @@ var goldenTrace = []Step{
 	{Goal: "opening a closed receptacle", Action: "open cabinet 2", Observation: "You open the cabinet 2. The cabinet 2 is open. In it, you see a apple 1."},
 }
 
+var scienceTask = envbridge.Task{Type: "boil", Goal: "Your task is to boil water. First, focus on the substance."}
+
+const scienceRoom = "This room is called the kitchen. In it, you see: a stove, which is turned off. a pot (containing nothing)."
+
+// On ScienceWorld the controller is given what seed 004 Fig. 6 gives it:
+// the objects in view and the action templates (the driver's, else
+// ScienceWorld's own list, the one SAMem's thinker shows), how to answer an
+// ambiguous request, and the TASK_COMPLETE, FOCUS ON and wait rules; the
+// household and fiction prompts have none of it.
+func TestControllerScienceContent(t *testing.T) {
+	text := func(msgs []llm.Message) string {
+		var b strings.Builder
+		for _, m := range msgs {
+			b.WriteString(m.Content + "\n")
+		}
+		return b.String()
+	}
+	driver, err := ControllerMessages(ControllerInput{Task: scienceTask, Style: envbridge.StyleScience, Obs: envbridge.Observation{
+		Text: scienceRoom, Objects: []string{"stove", "pot"}, Templates: []string{"activate OBJ", "focus on OBJ"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	style, err := ControllerMessages(ControllerInput{Task: scienceTask, Style: envbridge.StyleScience, Obs: envbridge.Observation{Text: scienceRoom}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := []string{"TASK_COMPLETE", "FOCUS ON <OBJ>", "write wait as the next action", "Ambiguous request", "Possible objects"}
+	for _, want := range append(rules, "- stove\n", "- pot\n", "- activate OBJ\n", "- focus on OBJ\n") {
+		if !strings.Contains(text(driver), want) {
+			t.Errorf("science prompt with the driver's objects and templates lacks %q:\n%s", want, text(driver))
+		}
+	}
+	for _, tpl := range envbridge.ScienceActions {
+		if !strings.Contains(text(style), "- "+tpl.Form+"\n") {
+			t.Errorf("science prompt without the driver's templates lacks ScienceWorld's %q", tpl.Form)
+		}
+	}
+	for _, p := range []string{text(driver), text(style)} {
+		if strings.Contains(p, "go north") || strings.Contains(p, "take lamp") {
+			t.Errorf("science prompt shows text-game verbs:\n%s", p)
+		}
+	}
+	house, err := ControllerMessages(ControllerInput{Task: fakeworld.HeatApple, Style: envbridge.StyleHousehold,
+		Obs: envbridge.Observation{Text: "You are in the kitchen.", Admissible: []string{"look"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range rules {
+		if strings.Contains(text(house), rule) {
+			t.Errorf("household prompt has the ScienceWorld rule %q", rule)
+		}
+	}
+}
+
 func TestPromptsGolden(t *testing.T) {
 	c, err := ControllerMessages(ControllerInput{
 		Task: fakeworld.HeatApple, Style: envbridge.StyleHousehold, Memory: goldenMemory, Trace: goldenTrace,
@@ -68,6 +122,17 @@ func TestPromptsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "controller_fiction", free)
+	sci, err := ControllerMessages(ControllerInput{Task: scienceTask, Style: envbridge.StyleScience, Obs: envbridge.Observation{
+		Text: scienceRoom, Objects: []string{"agent", "air", "stove", "pot", "door to hallway"}, Templates: []string{"activate OBJ", "focus on OBJ", "look around", "move OBJ to OBJ"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "controller_science", sci)
+	sciStyle, err := ControllerMessages(ControllerInput{Task: scienceTask, Style: envbridge.StyleScience, Obs: envbridge.Observation{Text: scienceRoom}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "controller_science_style", sciStyle)
 	a, err := AdaptMessages(AdaptInput{
 		Task: fakeworld.HeatApple, Trial: 1, Trace: goldenTrace, Reward: 0,
 		Previous: []Memory{{Trial: -1}, {Trial: 0, Reward: 0, Items: goldenMemory}},

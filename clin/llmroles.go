@@ -81,7 +81,12 @@ type controllerData struct {
 	Trace       []Step
 	Observation string
 	Admissible  []string
-	Rejected    []string
+	// Objects and Templates are the action language of a world without an
+	// admissible list whose actions are templates (Fig. 6's objects_str and
+	// actions_str): the driver's, else the style's templates.
+	Objects   []string
+	Templates []string
+	Rejected  []string
 }
 
 // ControllerMessages renders the controller prompt of one step.
@@ -89,6 +94,12 @@ func ControllerMessages(in ControllerInput) ([]llm.Message, error) {
 	d := controllerData{
 		Style: in.Style, Goal: in.Task.Goal, Trace: in.Trace,
 		Observation: strings.TrimSpace(in.Obs.Text), Admissible: in.Obs.Admissible, Rejected: in.Rejected,
+	}
+	if in.Obs.Admissible == nil {
+		d.Objects, d.Templates = in.Obs.Objects, in.Obs.Templates
+		if d.Templates == nil {
+			d.Templates = envbridge.Forms(envbridge.Templates(in.Style))
+		}
 	}
 	for _, a := range in.Memory {
 		d.Learnings = append(d.Learnings, a.String())

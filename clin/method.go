@@ -17,8 +17,9 @@
 //   - Eval (held-out tasks, trained memory frozen): each task is new, so its
 //     first trial uses a meta-memory generated from the archive built in
 //     training (GEN-ENV on unseen environments, Sec. 5B; with
-//     Config.GenTask, from the other task types' memories: GEN-TASK,
-//     Sec. 5C, Fig. 9). Nothing is stored, except with Config.GA: then the
+//     Config.GenTask, GEN-TASK, Sec. 5C, Fig. 9: on household worlds from
+//     other tasks of the same type, as the paper's ALFWorld runs, elsewhere
+//     from the other task types' memories). Nothing is stored, except with Config.GA: then the
 //     runner retries a task that was not solved, up to Config.Trials
 //     trials, and the memory generator adapts that task's memory after
 //     each trial (G+A, Sec. 5B-5C, Table 2) in a scratch memory of the
@@ -95,11 +96,18 @@ type Config struct {
 	// is ADAPT's K, Fig. 4). Default off: one trial per held-out task, the
 	// GEN-ENV (or GEN-TASK) number.
 	GA bool `json:"-"`
-	// GenTask builds a held-out task's meta-memory from the best memories
-	// of trained tasks of the *other* types, with the GEN-TASK prompt
-	// (Sec. 5C, Fig. 9): transfer to a task type left out of the archive.
-	// Default off: the archive holds the task's own type (GEN-ENV, Fig. 8).
+	// GenTask builds a held-out task's meta-memory with the GEN-TASK prompt
+	// (Sec. 5C, Fig. 9) from the archive the paper used on the
+	// environment: on household worlds (ALFWorld) the best memories of the
+	// other trained tasks of the task's own type ("CLIN had access to
+	// memories from other tasks of same type"), elsewhere (ScienceWorld,
+	// which transfers from a related task such as boil to freeze) those of
+	// the other task types. Default off: GEN-ENV (Fig. 8).
 	GenTask bool `json:"-"`
+	// GenTaskOtherTypes makes GEN-TASK draw on the other task types'
+	// memories on household worlds too (transfer to a type left out of the
+	// archive). Default off: the paper's ALFWorld archive.
+	GenTaskOtherTypes bool `json:"gen_task_other_types,omitempty"`
 	// Advice makes the memory generator write free-form advice instead of
 	// causal abstractions (Sec. 5 question E, Fig. 13, Table 3's
 	// ablation). Default off.
@@ -276,6 +284,12 @@ func (m *Method) Memory(taskID string) []Abstraction {
 	return nil
 }
 
+// genTaskOtherTypes says whether GEN-TASK's archive holds the other task
+// types' memories in a world of style (see Config.GenTask).
+func (m *Method) genTaskOtherTypes(style envbridge.Style) bool {
+	return style != envbridge.StyleHousehold || m.cfg.GenTaskOtherTypes
+}
+
 // archive lists, best first, the best memories of the trained tasks of typ
 // other than exclude, at most cfg.Archive of them; with otherTypes, those of
 // every type but typ (GEN-TASK). The caller holds m.mu.
@@ -357,7 +371,7 @@ func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction,
 		return mem, nil
 	}
 	genTask := s.Mode == agent.Eval && m.cfg.GenTask
-	arch := m.archive(s.Task.Type, s.Task.ID, genTask)
+	arch := m.archive(s.Task.Type, s.Task.ID, genTask && m.genTaskOtherTypes(s.Style))
 	m.mu.Unlock()
 	if s.Mode == agent.Train && !m.cfg.MetaFirstTrial {
 		arch = nil // ADAPT: the first trial starts with an empty memory

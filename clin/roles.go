@@ -86,10 +86,9 @@ type MetaInput struct {
 	Task    envbridge.Task
 	Style   envbridge.Style
 	Archive []Archived
-	// GenTask says the archive holds other task types' memories and the
-	// meta-memory is for a new task type (GEN-TASK, Sec. 5C, Fig. 9);
-	// otherwise it is for the same type in a new environment (GEN-ENV,
-	// Fig. 8).
+	// GenTask asks for the meta-memory of a new task (GEN-TASK, Sec. 5C,
+	// Fig. 9) from the archive of Config.GenTask; otherwise it is for the
+	// same type in a new environment (GEN-ENV, Fig. 8).
 	GenTask bool
 	// Advice asks for free-form advice (Sec. 5 question E).
 	Advice bool

@@ -100,3 +100,40 @@ func TestGenTaskImprovises(t *testing.T) {
 		t.Errorf("%s account %+v, want 1 reply", PurposeMetaTask, s)
 	}
 }
+
+// TestGenTaskArchiveSource: GEN-TASK's meta-memory is built on household
+// worlds from the other trained tasks of the held-out task's own type
+// (seed 004 Sec. 5C: in ALFWorld "CLIN had access to memories from other
+// tasks of same type"), on ScienceWorld from the other types' (transfer
+// between related tasks), and on household worlds from the other types'
+// only with GenTaskOtherTypes.
+func TestGenTaskArchiveSource(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		style      envbridge.Style
+		otherTypes bool
+		want       []string // the Xs of the meta-memory, best first
+	}{
+		{"household", envbridge.StyleHousehold, false, []string{"heating b-heat"}},
+		{"household, other types", envbridge.StyleHousehold, true, []string{"cooling c-cool", "cleaning d-clean"}},
+		{"science", envbridge.StyleScience, false, []string{"cooling c-cool", "cleaning d-clean"}},
+	} {
+		m := newStubWith(t, Config{GenTask: true, GenTaskOtherTypes: c.otherTypes})
+		for i, typ := range []string{"heat", "heat", "cool", "clean"} {
+			id := string(rune('a'+i)) + "-" + typ
+			verb := map[string]string{"heat": "heating", "cool": "cooling", "clean": "cleaning"}[typ]
+			m.tasks[id] = &taskMemory{Task: envbridge.Task{ID: id, Type: typ}, Trials: []Memory{{Reward: 1 - float64(i)/10, Items: []Abstraction{{Kind: Necessary, X: verb + " " + id, Y: "done"}}}}}
+		}
+		ep, err := m.Start(context.Background(), agent.Start{Task: envbridge.Task{ID: "a-heat", Type: "heat", Goal: "heat some egg"}, Mode: agent.Eval, Style: c.style})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range ep.(*episode).memory {
+			got = append(got, a.X)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: meta-memory from %v, want %v", c.name, got, c.want)
+		}
+	}
+}

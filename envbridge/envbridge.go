@@ -46,6 +46,12 @@ type Observation struct {
 	// Admissible lists the actions the environment accepts now, or is nil
 	// where the environment gives no list (free-form actions).
 	Admissible []string `json:"admissible,omitempty"`
+	// Objects and Templates are the action language of an environment
+	// whose actions are templates over the objects in view (ScienceWorld's
+	// possible objects and action templates, OBJ standing for an object), as
+	// its driver gives them; nil where it gives none (see Templates).
+	Objects   []string `json:"objects,omitempty"`
+	Templates []string `json:"templates,omitempty"`
 }
 
 // StepResult is the outcome of one action.

@@ -276,7 +276,8 @@ func systemPrompt(b *bytes.Buffer, style envbridge.Style, admissible []string, t
 		PutAction     string
 		HasAdmissible bool
 		ThoughtOnly   bool
-	}{PutAction(admissible), admissible != nil, thoughtOnly}
+		Templates     []envbridge.ActionTemplate
+	}{PutAction(admissible), admissible != nil, thoughtOnly, envbridge.Templates(style)}
 	if err := prompts.ExecuteTemplate(b, name, data); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
 	}

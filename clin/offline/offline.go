@@ -28,7 +28,8 @@ func replay(goal string, trace []clin.Step) *tracker {
 }
 
 // explorationActions are what the offline controller tries in free-form
-// environments (interactive fiction) when memory suggests nothing.
+// environments (interactive fiction) when memory suggests nothing; a world
+// of action templates (ScienceWorld) gets its own (clin.TemplateActions).
 var explorationActions = []string{"look", "inventory", "north", "south", "east", "west", "up", "down", "take all", "open door", "examine room"}
 
 // Controller proposes the next goal without a model: it de-indexicalises
@@ -59,7 +60,15 @@ type phraseScore struct {
 // Next implements Controller.
 func (Controller) Next(_ context.Context, in clin.ControllerInput) (clin.Proposal, error) {
 	tr := replay(in.Task.Goal, in.Trace)
-	cands := candidatePhrases(tr, in.Obs.Admissible, in.Memory)
+	admissible := in.Obs.Admissible
+	if admissible == nil {
+		// A world of templates (ScienceWorld) offers them filled with the
+		// objects in view; a free-form text game has none.
+		if ta := clin.TemplateActions(in.Style, in.Obs); len(ta) > 0 {
+			admissible = ta
+		}
+	}
+	cands := candidatePhrases(tr, admissible, in.Memory)
 	for _, r := range in.Rejected {
 		delete(cands, clin.NormPhrase(r))
 	}
@@ -78,7 +87,7 @@ func (Controller) Next(_ context.Context, in clin.ControllerInput) (clin.Proposa
 	if len(ties) > 1 && in.Rand != nil {
 		pick = ties[in.Rand.IntN(len(ties))]
 	}
-	return clin.Proposal{Goal: pick.phrase, Actions: realise(tr, pick.phrase, in.Obs.Admissible), Used: pick.used}, nil
+	return clin.Proposal{Goal: pick.phrase, Actions: realise(tr, pick.phrase, admissible), Used: pick.used}, nil
 }
 
 // realise lists the admissible actions whose phrase is goal, those not

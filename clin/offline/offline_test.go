@@ -427,7 +427,9 @@ func (r *recorder) reset() {
 	r.mu.Unlock()
 }
 
-// TestGenTaskHeldOutType: GEN-TASK (seed 004 Sec. 5C, Fig. 9) on the
+// TestGenTaskHeldOutType: GEN-TASK (seed 004 Sec. 5C, Fig. 9) with the
+// other-types archive (GenTaskOtherTypes; on household worlds the default
+// archive is the task's own type, as the paper's ALFWorld runs) on the
 // household world, trained on every type but one and evaluated on the
 // held-out type. Each held-out task's meta-memory is asked for with the
 // GEN-TASK prompt from an archive of the other types only, and its first
@@ -446,7 +448,7 @@ func TestGenTaskHeldOutType(t *testing.T) {
 	}
 	ctx := context.Background()
 	rec := &recorder{Generator: Generator{}}
-	gt := trainOffline(t, clin.Config{GenTask: true, GA: true, Name: "clin-gen-task"}, suite, train, rec)
+	gt := trainOffline(t, clin.Config{GenTask: true, GenTaskOtherTypes: true, GA: true, Name: "clin-gen-task"}, suite, train, rec)
 	rec.reset()
 	eps, err := runner.Evaluate(ctx, runner.EvalConfig{Method: gt, Suite: suite, Tasks: unseen, Workers: 2, Seed: 2})
 	if err != nil {

@@ -47,7 +47,11 @@ type options struct {
 func newFlags(cfg *app.Config, o *options) (*flag.FlagSet, *cli.Lists) {
 	fset := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	lists := cli.Bind(fset, cfg, app.CmdSweep)
-	fset.StringVar(&o.perType, "per-type", strconv.Itoa(cfg.PerType), "training tasks per task type; 0 uses every training task; with -world-seeds or -seeds a list (1,5,20,0)")
+	perType := strconv.Itoa(cfg.PerType)
+	if cfg.PerType == app.PerTypeEnvDefault {
+		perType = "env"
+	}
+	fset.StringVar(&o.perType, "per-type", perType, "training tasks per task type; 0 uses every training task, env the environment's paper's (5, ScienceWorld 3); with -world-seeds or -seeds a list (1,5,20,0)")
 	fset.StringVar(&o.worldSeeds, "world-seeds", "", "grid mode: household world seeds, e.g. 1-10 or -5,13,1234")
 	fset.StringVar(&o.runSeeds, "seeds", "", "grid mode: run seeds, e.g. 1-5")
 	fset.BoolVar(&o.ablations, "ablations", false, "grid mode: also train samem-no-decay and samem-no-forgetting in every cell")
@@ -79,7 +83,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cli.ExitUsage
 	}
 	lists.Finish(false)
-	sizes, err := app.ParseSeedList(o.perType)
+	var sizes []int64
+	if strings.TrimSpace(o.perType) == "env" {
+		sizes = []int64{int64(cfg.Resolved().PerType)}
+	} else {
+		sizes, err = app.ParseSeedList(o.perType)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sweep: -per-type: %v\n", err)
 		return cli.ExitUsage

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/samem/trainer/envbridge"
@@ -88,6 +89,10 @@ type Suite struct {
 	tasks  map[string][]envbridge.Task
 	index  map[string]int
 	known  map[int]Identity
+	// noHints is set once the server answers that it has no
+	// /action_hint (ScienceWorld's templates and objects): it is not asked
+	// again.
+	noHints atomic.Bool
 }
 
 var _ envbridge.Suite = (*Suite)(nil)
@@ -250,6 +255,20 @@ func (s *Suite) get(ctx context.Context, path string, id int, out any) error {
 	return s.do(ctx, http.MethodGet, path, url.Values{"id": {strconv.Itoa(id)}}, nil, out)
 }
 
+// statusError is a server's answer with an HTTP status other than 2xx; it
+// wraps ErrServer.
+type statusError struct {
+	path string
+	code int
+	body string
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("agentgym %s: %v: HTTP %d: %s", e.path, ErrServer, e.code, e.body)
+}
+
+func (e *statusError) Unwrap() error { return ErrServer }
+
 // do sends one request and decodes the answer into out, turning an
 // {"error": ...} body (HTTP 200) into ErrServer.
 func (s *Suite) do(ctx context.Context, method, path string, q url.Values, body []byte, out any) error {
@@ -277,7 +296,7 @@ func (s *Suite) do(ctx context.Context, method, path string, q url.Values, body 
 		return fmt.Errorf("agentgym %s: %w: body over %d bytes", path, ErrBadResponse, s.cfg.MaxBodyBytes)
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("agentgym %s: %w: HTTP %d: %s", path, ErrServer, resp.StatusCode, quote(data))
+		return &statusError{path: path, code: resp.StatusCode, body: quote(data)}
 	}
 	if msg, ok := errorField(data); ok {
 		return fmt.Errorf("agentgym %s: %w: %s", path, ErrServer, msg)

@@ -236,3 +236,48 @@ func FuzzDecode(f *testing.F) {
 		_ = quote(body)
 	})
 }
+
+// A ScienceWorld observation carries the server's action templates and the
+// objects in view (GET /action_hint) after the reset and every step that
+// does not end the episode; a server without the endpoint is asked once and
+// its observations carry none.
+func TestScienceWorldActionHints(t *testing.T) {
+	ctx := context.Background()
+	for _, noHints := range []bool{false, true} {
+		f, s := suite(t, ScienceWorld, nil)
+		f.NoHints = noHints
+		ts, _ := s.Tasks(envbridge.SplitTrain)
+		env, err := s.OpenEnv(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs, err := env.Reset(ctx, ts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := env.Step(ctx, "heat water")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if noHints {
+			if obs.Templates != nil || obs.Objects != nil || res.Templates != nil {
+				t.Errorf("no /action_hint: reset %+v, step %+v; want no templates", obs, res.Observation)
+			}
+			if _, err := env.Step(ctx, "heat water"); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		for _, o := range []envbridge.Observation{obs, res.Observation} {
+			if !slices.Equal(o.Templates, agentgymtest.SciTemplates) || !slices.Contains(o.Objects, "stove") {
+				t.Errorf("observation %+v: want the server's templates and objects", o)
+			}
+		}
+		if res, err = env.Step(ctx, "focus on water"); err != nil || !res.Done || res.Templates != nil {
+			t.Errorf("last step %+v, %v: want done without a hint", res, err)
+		}
+		if f.Hints() != 2 {
+			t.Errorf("%d hints asked, want 2 (reset, first step)", f.Hints())
+		}
+	}
+}

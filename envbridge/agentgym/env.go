@@ -3,7 +3,9 @@ package agentgym
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/samem/trainer/envbridge"
 )
@@ -86,6 +88,9 @@ func (e *Env) Reset(ctx context.Context, t envbridge.Task) (envbridge.Observatio
 		if r.TaskDescription != "" {
 			obs.Text = r.TaskDescription + "\n\n" + r.Observation
 		}
+		if err := e.hint(ctx, &obs); err != nil {
+			return envbridge.Observation{}, err
+		}
 	}
 	return obs, nil
 }
@@ -152,7 +157,43 @@ func (e *Env) Step(ctx context.Context, action string) (envbridge.StepResult, er
 	res.Score = e.score
 	res.Reward = e.score - prev
 	e.done = res.Done
+	if e.s.cfg.Kind == ScienceWorld && !res.Done {
+		if err := e.hint(ctx, &res.Observation); err != nil {
+			return envbridge.StepResult{}, err
+		}
+	}
 	return res, nil
+}
+
+// hint fills a ScienceWorld observation's action language from GET
+// /action_hint: the action templates and the objects an OBJ can name now
+// (what seed 004 Fig. 6 shows its controller). A server without the
+// endpoint (HTTP 404) is not asked again, and any other failure leaves the
+// observation without them: the step itself has been played, and the
+// methods then fall back on ScienceWorld's own list of templates
+// (envbridge.ScienceActions). Only a cancelled context is an error.
+func (e *Env) hint(ctx context.Context, obs *envbridge.Observation) error {
+	if e.s.noHints.Load() {
+		return nil
+	}
+	var h struct {
+		Actions []string `json:"possible_actions"`
+		Objects []string `json:"possible_objects"`
+	}
+	err := e.s.get(ctx, "/action_hint", e.id, &h)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("agentgym /action_hint: %w", ctx.Err())
+	case err != nil:
+		if se := (*statusError)(nil); errors.As(err, &se) && se.code == http.StatusNotFound {
+			e.s.noHints.Store(true)
+		}
+		return nil
+	}
+	if len(h.Actions) > 0 {
+		obs.Templates, obs.Objects = h.Actions, nonNil(h.Objects)
+	}
+	return nil
 }
 
 // AvailableActions asks GET /available_actions (ALFWorld).

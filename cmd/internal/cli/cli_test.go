@@ -145,7 +145,7 @@ eval-per-type = 3
 	}
 	if cfg.Run != "runs/alpha" || strings.Join(cfg.Methods, ",") != "samem,clin" || cfg.SAMem.Alpha != 0.2 || cfg.SAMem.Threshold != 0.9 ||
 		!cfg.SAMem.NoForgetting || cfg.CLIN.Trials != 3 || cfg.Env.WorldSeed != 7 || cfg.LLM.Timeout.String() != "2m0s" ||
-		strings.Join(cfg.LLM.ChatURLs, ",") != "http://a,http://b" || cfg.Iterations != 4 || cfg.PerType != 2 || cfg.EvalPerType != 0 {
+		strings.Join(cfg.LLM.ChatURLs, ",") != "http://a,http://b" || cfg.Iterations != 4 || cfg.PerType != 2 || cfg.EvalPerType != app.PerTypeEnvDefault {
 		t.Errorf("train from the file: %+v", cfg)
 	}
 	// eval reads the same file: iterations is train's, eval-per-type its own.

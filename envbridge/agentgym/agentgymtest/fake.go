@@ -23,7 +23,8 @@ import (
 // Its tasks are ALFGames or SciGames, by index. ALFWorld's games are won by
 // "take apple" then "put apple in fridge"; ScienceWorld's scores rise by 25
 // per "heat water" (up to 75), reach 100 on "focus on water" and -100 on
-// "eat poison".
+// "eat poison". The ScienceWorld server also answers /action_hint with
+// SciTemplates and the objects of the room.
 type Server struct {
 	kind string
 	// Limit is the ALFWorld server's own step limit (done without a win).
@@ -31,11 +32,25 @@ type Server struct {
 	// Status, when non-zero, is the HTTP status of every answer.
 	Status int
 	// Huge makes every answer a body of over 1 MiB.
-	Huge   bool
-	mu     sync.Mutex
-	resets int
-	envs   map[int]*fakeEnv
-	next   int
+	Huge bool
+	// NoHints makes the ScienceWorld server answer /action_hint with 404,
+	// as a server without the endpoint does.
+	NoHints bool
+	mu      sync.Mutex
+	resets  int
+	hints   int
+	envs    map[int]*fakeEnv
+	next    int
+}
+
+// SciTemplates are the ScienceWorld server's action templates (/action_hint).
+var SciTemplates = []string{"eat OBJ", "focus on OBJ", "heat OBJ", "look around"}
+
+// Hints is the number of /action_hint answers given.
+func (f *Server) Hints() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hints
 }
 
 // Resets is the number of /reset answers given.
@@ -134,7 +149,7 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		enc.Encode(map[string]int{"id": f.next})
 		f.next++
 		return
-	case "/reset", "/step", "/observation", "/available_actions":
+	case "/reset", "/step", "/observation", "/available_actions", "/action_hint":
 	default:
 		http.NotFound(w, r)
 		return
@@ -209,6 +224,13 @@ func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		enc.Encode(map[string]any{"observation": env.obs, "reward": 0, "score": env.score, "done": env.done})
 	case "/observation":
 		enc.Encode(env.obs)
+	case "/action_hint":
+		if f.kind != "sciworld" || f.NoHints {
+			http.NotFound(w, r)
+			return
+		}
+		f.hints++
+		enc.Encode(map[string]any{"possible_actions": SciTemplates, "possible_objects": []string{"agent", "water", "stove", "poison"}})
 	case "/available_actions":
 		if f.kind != "alfworld" {
 			http.NotFound(w, r)
