@@ -119,8 +119,13 @@ func TestReasoningRepliesAllMethods(t *testing.T) {
 	run := filepath.Join(t.TempDir(), "run")
 	// -memstream-carry: one stream over the training episodes, so that the
 	// stream reflects (its questions and insights roles) in these short runs.
+	// -workers 1: a reply's shape follows from its request's bytes, and with
+	// one worker those bytes are the same on every run, so the per-role
+	// check (a role whose only reply came plain would count no reasoning)
+	// gives the same verdict every time; with two, shared memories make
+	// the requests depend on which episode ran first.
 	model := []string{"-run", run, "-llm", "openai", "-chat-model", "reasoner", "-embed-model", "emb", "-embed-dim", "32",
-		"-send-dimensions", "-chat-url", srv.URL, "-cache", "off", "-memstream-carry", "-workers", "2"}
+		"-send-dimensions", "-chat-url", srv.URL, "-cache", "off", "-memstream-carry", "-workers", "1"}
 	out, err := exec.Command(train, append(model, "-method", "all,reflexion,clin-advice,clin-gen-task", "-iterations", "1", "-per-type", "1", "-max-steps", "4")...).CombinedOutput()
 	if exitCode(err) != 0 {
 		t.Fatalf("train: %v\n%s", err, out)
