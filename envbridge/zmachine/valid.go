@@ -499,7 +499,7 @@ func (e *Env) candidateList() (out []candidate) {
 	if err != nil {
 		return out
 	}
-	inView, held, holder, ids := objectsInView(w, dict, vg.localGlobals(w))
+	inView, held, holder, ids := objectsInView(w, e.namer(dict), vg.localGlobals(w))
 	// A refusal is remembered with the object as it is now (its number,
 	// parent and attributes: "open door" refused while the door is locked
 	// is tried in order again once the door changes), or, for a command
@@ -528,7 +528,7 @@ func (e *Env) candidateList() (out []candidate) {
 		k := 0
 		for _, nn := range dict.nounsIn(e.lastText, e.lastRoom) {
 			f := strings.Fields(nn)
-			if have[f[len(f)-1]] || k >= maxTextNouns {
+			if l := f[len(f)-1]; have[l] || k >= maxTextNouns || len(l) < 3 || l[0] >= '0' && l[0] <= '9' {
 				continue
 			}
 			inView = append(inView, f[len(f)-1])
@@ -537,6 +537,25 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	inView = salient(inView, e.lastText)
+	// The characters in view: Inform's animate attribute is its first
+	// (attribute 0 in the standard library's order); Infocom's actors
+	// are not told apart here.
+	// Scenery (attribute 17) is neither pushed about nor asked about.
+	var animate []string
+	scenery := map[string]bool{}
+	if dict.inform {
+		for _, o := range inView {
+			if id, ok := ids[o]; ok && id != w.Player {
+				ob, _ := w.Object(id)
+				if slices.Contains(ob.Attrs, 0) {
+					animate = append(animate, o)
+				}
+				if slices.Contains(ob.Attrs, 17) {
+					scenery[o] = true
+				}
+			}
+		}
+	}
 	isHeld := map[string]bool{}
 	for _, h := range held {
 		isHeld[h] = true
@@ -551,6 +570,11 @@ func (e *Env) candidateList() (out []candidate) {
 	}
 	ts := vg.templates(e.g)
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
+		if tier == tierCore {
+			// few, and each about what is here: before the core templates
+			e.extraCandidates(dict, near, holder, animate, addAbout)
+			e.topicCandidates(dict, animate, inView, scenery, addAbout)
+		}
 		var tier1, tier2 []template
 		for _, t := range ts {
 			if t.tier != tier {
@@ -627,8 +651,109 @@ func (e *Env) candidateList() (out []candidate) {
 				add("drop all")
 			}
 		}
+		if tier == tierCore {
+			pushCandidates(dict, near, animate, scenery, ids, addAbout)
+		}
 	}
 	return out
+}
+
+// maxPushed bounds the objects in view tried with a direction ("push
+// coffin west"), the most salient first.
+const maxPushed = 3
+
+// maxActors and maxTopics bound the characters asked or told about
+// things, and the things, per search.
+const (
+	maxActors = 2
+	maxTopics = 6
+)
+
+// extraCandidates adds everything from what holds something in view
+// ("take all from table") and the first maxActors characters in view told
+// to follow ("k9, follow me").
+func (e *Env) extraCandidates(dict *dictionary, near []string, holder map[string]string, animate []string, addAbout func(obj, c string)) {
+	if dict.has("all") && dict.has("from") && dict.verb("take") {
+		done := map[string]bool{}
+		for _, o := range near {
+			if h := holder[o]; h != "" && !done[h] {
+				done[h] = true
+				addAbout(h, "take all from "+h)
+			}
+		}
+	}
+	if dict.verb("follow") && dict.has("me") {
+		for _, a := range animate[:min(len(animate), maxActors)] {
+			addAbout(a, a+", follow me")
+		}
+	}
+}
+
+// pushCandidates adds each of the first maxPushed objects of the tree in
+// view that are not characters or scenery pushed in each direction ("push coffin
+// north"; Inform and Infocom read a direction as the second object of
+// "push").
+func pushCandidates(dict *dictionary, near, animate []string, scenery map[string]bool, ids map[string]int, addAbout func(obj, c string)) {
+	if !dict.verb("push") {
+		return
+	}
+	k := 0
+	for _, o := range near {
+		if _, tree := ids[o]; !tree || slices.Contains(animate, o) || scenery[o] || k >= maxPushed {
+			continue
+		}
+		k++
+		for i, d := range validMoves[:10] {
+			if !dict.has(d) {
+				d = moveAbbrevs[i]
+				if !dict.has(d) {
+					continue
+				}
+			}
+			addAbout(o, "push "+o+" "+d)
+		}
+	}
+}
+
+// topicCandidates adds the characters in view asked about the things in
+// view that are not scenery, then those the last text names ("ask
+// proprietor about amulet"), at most maxActors characters and maxTopics
+// things.
+func (e *Env) topicCandidates(dict *dictionary, animate, inView []string, scenery map[string]bool, addAbout func(obj, c string)) {
+	if len(animate) == 0 {
+		return
+	}
+	var topics []string
+	have := map[string]bool{}
+	addTopic := func(t string) {
+		if len(topics) < maxTopics && !have[t] {
+			have[t] = true
+			topics = append(topics, t)
+		}
+	}
+	isActor := map[string]bool{}
+	for _, a := range animate {
+		isActor[a] = true
+	}
+	for _, o := range inView {
+		if !isActor[o] && !scenery[o] {
+			addTopic(o)
+		}
+	}
+	for _, n := range dict.nounsIn(e.lastText, e.lastRoom) {
+		f := strings.Fields(n)
+		if l := f[len(f)-1]; len(l) >= 3 && !isActor[l] {
+			addTopic(l)
+		}
+	}
+	if !dict.verb("ask") || !dict.has("about") {
+		return
+	}
+	for _, a := range animate[:min(len(animate), maxActors)] {
+		for _, t := range topics {
+			addAbout(a, "ask "+a+" about "+t)
+		}
+	}
 }
 
 // salient orders the names of objects: those the text names first, in the
@@ -727,8 +852,10 @@ func (g *vmGame) templates(gm *game) []template {
 // object in view that holds it. An object is named by the last word of its short
 // name that the dictionary holds ("lantern"); objects that would share a
 // name are named with the word before it too ("yellow pill", "orange
-// pill"), as the game's parser needs to tell them apart.
-func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string, ids map[string]int) {
+// pill"), as the game's parser needs to tell them apart. nameWords gives
+// an object's words (vmGame.nameWordsOf: those of its short name, ending
+// with one the parser knows it by).
+func objectsInView(w World, nameWords func(id int, short string) []string, globals []int) (inView, held []string, holder map[string]string, ids map[string]int) {
 	holder, ids = map[string]string{}, map[string]int{}
 	if w.Location == 0 {
 		return nil, nil, holder, ids
@@ -749,7 +876,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 		}
 		seen[id] = true
 		o, _ := w.Object(id)
-		ws := dict.nameWords(o.Name)
+		ws := nameWords(id, o.Name)
 		if len(ws) == 0 {
 			return false
 		}
@@ -1098,4 +1225,30 @@ func (e *Env) keepRefusals() {
 		e.refused[k] = true
 	}
 	e.pending = nil
+}
+
+// namer names objects as vmGame.nameWordsOf does, with a word the
+// dictionary keeps cut ("skelet" in a version 3 game) written out as the
+// observations since entering the room write it ("skeleton"), when they do.
+func (e *Env) namer(dict *dictionary) func(id int, short string) []string {
+	var text []string
+	return func(id int, short string) []string {
+		ws := e.vm.nameWordsOf(id, short)
+		if len(ws) == 0 || len(ws[len(ws)-1]) < dict.res {
+			return ws
+		}
+		if text == nil {
+			text = strings.FieldsFunc(strings.ToLower(strings.Join(e.roomTexts, "\n")), func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+			})
+		}
+		last := ws[len(ws)-1]
+		for _, t := range text {
+			if len(t) > len(last) && strings.HasPrefix(t, last) {
+				ws = append(ws[:len(ws)-1:len(ws)-1], t)
+				break
+			}
+		}
+		return ws
+	}
 }

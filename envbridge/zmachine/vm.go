@@ -50,6 +50,9 @@ type vmGame struct {
 	// GLOBAL); lgKnown once it is looked for.
 	lg      lgFacts
 	lgKnown bool
+	// names is where the game keeps its objects' words (names.go), read
+	// once.
+	names *nameFacts
 	// scoreGlobal and movesGlobal are the globals the score and moves are
 	// read from (fromGlobal), -1 for none.
 	scoreGlobal, movesGlobal int
