@@ -540,6 +540,19 @@ func (e *Env) candidateList() (out []candidate) {
 	// The characters in view: Inform's animate attribute is its first
 	// (attribute 0 in the standard library's order); Infocom's actors
 	// are not told apart here.
+	// Where the attributes follow the Inform library's order, templates
+	// are filled only with things of the kind their verb needs (kindOK).
+	fits := func(string, string, bool) bool { return true }
+	if dict.inform && informAttrs(w) {
+		fits = func(name, verb string, second bool) bool {
+			id, ok := ids[name]
+			if !ok {
+				return true // a name from the text: its thing is not known
+			}
+			o, _ := w.Object(id)
+			return kindOK(verb, o.Attrs, second)
+		}
+	}
 	// Scenery (attribute 17) is neither pushed about nor asked about.
 	var animate []string
 	scenery := map[string]bool{}
@@ -591,8 +604,10 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 		// object by object, the most salient first
 		kind := make([]string, len(tier1))
+		verbOf := make([]string, len(tier1)) // the words before the object
 		for i, t := range tier1 {
 			kind[i] = t.String()
+			verbOf[i] = strings.TrimSuffix(kind[i], " OBJ")
 		}
 		for _, o := range inView {
 			if full() {
@@ -609,10 +624,14 @@ func (e *Env) candidateList() (out []candidate) {
 						continue
 					}
 				}
+				if !fits(o, verbOf[i], false) {
+					continue
+				}
 				addAbout(o, t.fill(o))
 			}
 		}
 		for _, t := range tier2 {
+			mid := t.words[slices.Index(t.words, "OBJ")+1]
 			switch {
 			case t.from:
 				for _, o := range near {
@@ -624,11 +643,17 @@ func (e *Env) candidateList() (out []candidate) {
 				// into what is in view, then into what is carried (a
 				// sack, a pot)
 				for _, b := range near {
+					if !fits(b, mid, true) {
+						continue
+					}
 					for _, a := range carried {
 						addAbout(b, t.fill(a, b))
 					}
 				}
 				for _, b := range carried {
+					if !fits(b, mid, true) {
+						continue
+					}
 					for _, a := range carried {
 						if a != b {
 							addAbout(b, t.fill(a, b))
@@ -637,6 +662,9 @@ func (e *Env) candidateList() (out []candidate) {
 				}
 			default:
 				for _, a := range near {
+					if !fits(a, t.words[0], false) {
+						continue
+					}
 					for _, b := range carried {
 						addAbout(a, t.fill(a, b))
 					}
