@@ -2,52 +2,61 @@ package zmachine
 
 import "slices"
 
-// Inform's standard library declares its attributes in one order (Inform 6
-// and the template layer of Inform 7 alike): animate 0, clothing 2,
-// container 4, door 5, edible 6, enterable 7, lockable 10, openable 15,
-// scenery 17, supporter 20, switchable 21, worn 26. A game whose player
-// object has the self object's attributes (informAttrs) is taken to use
-// that order; then a template whose
-// verb needs a kind of thing ("wear" clothing, "open" something openable,
-// "put in" a container) is not filled with things that are not of that
-// kind: the parser or the library would refuse them, and each refusal
-// costs a turn of the instruction budget.
-const (
-	attrAnimate    = 0
-	attrClothing   = 2
-	attrContainer  = 4
-	attrDoor       = 5
-	attrEdible     = 6
-	attrEnterable  = 7
-	attrLockable   = 10
-	attrOpenable   = 15
-	attrScenery    = 17
-	attrSupporter  = 20
-	attrSwitchable = 21
-	attrWorn       = 26
-)
+// Inform's library declares its attributes in one order, which games
+// compiled with it keep (Inform 6 and the template layer of Inform 7 alike:
+// animate 0, clothing 2, container 4, door 5, edible 6, enterable 7,
+// lockable 10, openable 15, scenery 17, supporter 20, switchable 21, worn
+// 26); older libraries (Inform 5, the early 6 releases: Curses, Spirit)
+// have no "absent" and so start clothing at 1. A game whose player object
+// has the self object's attributes in one of these orders (animate,
+// concealed, proper, transparent) is taken to use it; then a template
+// whose verb needs a kind of thing ("wear" clothing, "open" something
+// openable, "put in" a container) is not filled with things that are not
+// of that kind: the parser or the library would refuse them, and each
+// refusal costs a turn of the instruction budget.
+type attrLayout struct {
+	animate, clothing, container, door, edible, enterable, lockable,
+	openable, scenery, supporter, switchable, worn int
+	self []int // the self object's attributes
+}
 
-// informAttrs reports a world whose attributes follow the Inform library's
-// order: its player object is animate (0), concealed (3), proper (16) and
-// transparent (23), as the library's self object is.
-func informAttrs(w World) bool {
+var attrLayouts = []attrLayout{
+	{animate: 0, clothing: 2, container: 4, door: 5, edible: 6, enterable: 7, lockable: 10,
+		openable: 15, scenery: 17, supporter: 20, switchable: 21, worn: 26, self: []int{0, 3, 16, 23}},
+	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 9,
+		openable: 14, scenery: 17, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
+}
+
+// informAttrs is the attribute layout world's player object shows, or nil.
+func informAttrs(w World) *attrLayout {
 	p, ok := w.Object(w.Player)
 	if !ok {
-		return false
+		return nil
 	}
-	for _, a := range []int{attrAnimate, 3, 16, 23} {
-		if !slices.Contains(p.Attrs, a) {
-			return false
+	for i := range attrLayouts {
+		l := &attrLayouts[i]
+		good := true
+		for _, a := range l.self {
+			if !slices.Contains(p.Attrs, a) {
+				good = false
+			}
+		}
+		// the other layout's concealed must be absent
+		if good && slices.Contains(p.Attrs, attrLayouts[1-i].self[1]) {
+			good = false
+		}
+		if good {
+			return l
 		}
 	}
-	return true
+	return nil
 }
 
 // kindOK reports whether a thing with attributes attrs may fill the object
 // of a one-object template whose words before the object are verb ("wear",
 // "turn on"), or, with second, the second object of a two-object
-// template whose words between the objects are verb's last word ("put in").
-func kindOK(verb string, attrs []int, second bool) bool {
+// template whose words between the objects are verb ("in").
+func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 	has := func(as ...int) bool {
 		for _, a := range as {
 			if slices.Contains(attrs, a) {
@@ -59,31 +68,31 @@ func kindOK(verb string, attrs []int, second bool) bool {
 	if second {
 		switch verb {
 		case "in", "into", "inside":
-			return has(attrContainer)
+			return has(l.container)
 		case "on", "onto":
-			return has(attrSupporter)
+			return has(l.supporter)
 		case "to":
-			return has(attrAnimate, attrDoor, attrSupporter, attrContainer) || len(attrs) == 0
+			return has(l.animate, l.door, l.supporter, l.container)
 		}
 		return true
 	}
 	switch verb {
 	case "wear", "put on":
-		return has(attrClothing) && !has(attrWorn)
+		return has(l.clothing) && !has(l.worn)
 	case "take off":
-		return has(attrWorn)
+		return has(l.worn)
 	case "eat":
-		return has(attrEdible)
+		return has(l.edible)
 	case "open", "close":
-		return has(attrOpenable, attrDoor)
+		return has(l.openable, l.door)
 	case "lock", "unlock":
-		return has(attrLockable)
+		return has(l.lockable)
 	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in", "get off", "get out":
-		return has(attrEnterable, attrSupporter, attrContainer, attrDoor)
+		return has(l.enterable, l.supporter, l.container, l.door)
 	case "turn on", "turn off", "switch on", "switch off", "switch":
-		return has(attrSwitchable)
+		return has(l.switchable)
 	case "kill":
-		return has(attrAnimate)
+		return has(l.animate)
 	}
 	return true
 }

@@ -537,33 +537,33 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	inView = salient(inView, e.lastText)
-	// The characters in view: Inform's animate attribute is its first
-	// (attribute 0 in the standard library's order); Infocom's actors
-	// are not told apart here.
 	// Where the attributes follow the Inform library's order, templates
 	// are filled only with things of the kind their verb needs (kindOK).
 	fits := func(string, string, bool) bool { return true }
-	if dict.inform && informAttrs(w) {
+	layout := informAttrs(w)
+	if layout != nil {
 		fits = func(name, verb string, second bool) bool {
 			id, ok := ids[name]
 			if !ok {
 				return true // a name from the text: its thing is not known
 			}
 			o, _ := w.Object(id)
-			return kindOK(verb, o.Attrs, second)
+			return layout.kindOK(verb, o.Attrs, second)
 		}
 	}
-	// Scenery (attribute 17) is neither pushed about nor asked about.
+	// The characters in view (animate), told and asked things, and the
+	// scenery, neither pushed about nor asked about, where the layout is
+	// known.
 	var animate []string
 	scenery := map[string]bool{}
-	if dict.inform {
+	if layout != nil {
 		for _, o := range inView {
 			if id, ok := ids[o]; ok && id != w.Player {
 				ob, _ := w.Object(id)
-				if slices.Contains(ob.Attrs, 0) {
+				if slices.Contains(ob.Attrs, layout.animate) {
 					animate = append(animate, o)
 				}
-				if slices.Contains(ob.Attrs, 17) {
+				if slices.Contains(ob.Attrs, layout.scenery) {
 					scenery[o] = true
 				}
 			}
