@@ -27,26 +27,33 @@ var attrLayouts = []attrLayout{
 		openable: 14, scenery: 17, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
 }
 
-// informAttrs is the attribute layout world's player object shows, or nil.
+// informAttrs is the attribute layout world's player object shows (or,
+// where the player is not found, the object named as Inform names its self
+// object), or nil.
 func informAttrs(w World) *attrLayout {
-	p, ok := w.Object(w.Player)
-	if !ok {
-		return nil
-	}
-	for i := range attrLayouts {
-		l := &attrLayouts[i]
-		good := true
-		for _, a := range l.self {
-			if !slices.Contains(p.Attrs, a) {
-				good = false
+	var who []WorldObject
+	if p, ok := w.Object(w.Player); ok {
+		who = append(who, p)
+	} else {
+		for _, o := range w.Objects {
+			if isPlayerName(o.Name) {
+				who = append(who, o)
 			}
 		}
-		// the other layout's concealed must be absent
-		if good && slices.Contains(p.Attrs, attrLayouts[1-i].self[1]) {
-			good = false
-		}
-		if good {
-			return l
+	}
+	for _, p := range who {
+		for i := range attrLayouts {
+			l := &attrLayouts[i]
+			good := true
+			for _, a := range l.self {
+				if !slices.Contains(p.Attrs, a) {
+					good = false
+				}
+			}
+			// the other layout's concealed must be absent
+			if good && !slices.Contains(p.Attrs, attrLayouts[1-i].self[1]) {
+				return l
+			}
 		}
 	}
 	return nil

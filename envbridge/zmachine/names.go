@@ -150,3 +150,25 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 var prepositions = map[string]bool{"to": true, "in": true, "into": true, "with": true, "at": true,
 	"from": true, "over": true, "under": true, "by": true, "for": true, "near": true, "onto": true,
 	"behind": true, "through": true, "not": true}
+
+// objectsNamed are the objects the word w names (a word of their short
+// name the dictionary holds, or one the parser knows them by), read once
+// per game: for the names valid actions take from the text, the things
+// they may stand for.
+func (g *vmGame) objectsNamed(w World, word string) []int {
+	if g.byWord == nil {
+		g.byWord = map[string][]int{}
+		d := g.dictionary()
+		for _, o := range w.Objects {
+			seen := map[string]bool{}
+			for _, x := range append(d.nameWords(o.Name), g.objectWords(o.ID)...) {
+				k := d.key(x)
+				if !seen[k] {
+					seen[k] = true
+					g.byWord[k] = append(g.byWord[k], o.ID)
+				}
+			}
+		}
+	}
+	return g.byWord[g.dictionary().key(word)]
+}

@@ -479,6 +479,16 @@ func (e *Env) candidateList() (out []candidate) {
 	}
 	defer func() { out = append(out, back...) }()
 	add := func(c string) { addAbout("", c) }
+	// A command without an object whose verb is not a common one
+	// ("sing", "think", "xyzzy") that changed nothing anywhere in the
+	// episode is put back everywhere: most such commands do something in
+	// one place at most, and there are dozens of them.
+	addAlone := func(c string) {
+		r := room
+		room = "|anywhere"
+		addAbout("", c)
+		room = r
+	}
 	for i, d := range validMoves {
 		// a dictionary without "northeast" may know "ne"
 		if dict.has(d) {
@@ -543,12 +553,19 @@ func (e *Env) candidateList() (out []candidate) {
 	layout := informAttrs(w)
 	if layout != nil {
 		fits = func(name, verb string, second bool) bool {
-			id, ok := ids[name]
-			if !ok {
-				return true // a name from the text: its thing is not known
+			if id, ok := ids[name]; ok {
+				o, _ := w.Object(id)
+				return layout.kindOK(verb, o.Attrs, second)
 			}
-			o, _ := w.Object(id)
-			return layout.kindOK(verb, o.Attrs, second)
+			// A name from the text: any thing it may stand for.
+			f := strings.Fields(name)
+			named := vg.objectsNamed(w, f[len(f)-1])
+			for _, id := range named {
+				if o, _ := w.Object(id); layout.kindOK(verb, o.Attrs, second) {
+					return true
+				}
+			}
+			return len(named) == 0
 		}
 	}
 	// The characters in view (animate), told and asked things, and the
@@ -595,7 +612,11 @@ func (e *Env) candidateList() (out []candidate) {
 			}
 			switch t.objs {
 			case 0:
-				add(t.fill())
+				if tc, ok := verbTier[t.words[0]]; ok && tc <= tierCore {
+					add(t.fill()) // "enter", "get out": refused per room
+				} else {
+					addAlone(t.fill())
+				}
 			case 1:
 				tier1 = append(tier1, t)
 			case 2:

@@ -53,6 +53,8 @@ type vmGame struct {
 	// names is where the game keeps its objects' words (names.go), read
 	// once.
 	names *nameFacts
+	// byWord: dictionary word -> the objects it names (objectsNamed).
+	byWord map[string][]int
 	// scoreGlobal and movesGlobal are the globals the score and moves are
 	// read from (fromGlobal), -1 for none.
 	scoreGlobal, movesGlobal int
