@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/samem/trainer/internal/testenv"
@@ -60,4 +61,132 @@ func TestCandidateKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestObjectNames: where a game keeps the words its parser knows an object
+// by, the name valid actions give the object ends with one of them (so the
+// parser understands it), and a short name's word the list lacks is not
+// used ("tunnel to west" is "tunnel"); the property is found on an
+// Infocom game (its own SYNONYM property) and on Inform games (property
+// 1).
+func TestObjectNames(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		prop  int
+		short string // an object's short name
+		want  string // its name
+	}{
+		{"zork1.z5", 18, "small mailbox", "small mailbox"},
+		{"lostpig.z8", 1, "tunnel to west", "tunnel"},
+		{"anchor.z8", 1, "Rainwater_1", "rainwater"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			env, _ := playTo(t, c.file, 0)
+			vg := env.vm
+			if p := vg.nameFacts().prop; p != c.prop {
+				t.Errorf("names property %d, want %d", p, c.prop)
+			}
+			w, err := env.World()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := vg.dictionary()
+			found, checked := false, 0
+			for _, o := range w.Objects {
+				known := vg.objectWords(o.ID)
+				ws := vg.nameWordsOf(o.ID, o.Name)
+				if o.Name == c.short {
+					found = true
+					if got := strings.Join(ws, " "); got != c.want {
+						t.Errorf("%q is named %q, want %q", o.Name, got, c.want)
+					}
+				}
+				if len(known) == 0 || len(ws) == 0 {
+					continue
+				}
+				checked++
+				last := d.key(ws[len(ws)-1])
+				if !slices.ContainsFunc(known, func(k string) bool { return d.key(k) == last }) {
+					t.Errorf("%d %q is named %q, which its words %q lack", o.ID, o.Name, ws, known)
+				}
+			}
+			if !found {
+				t.Errorf("no object %q", c.short)
+			}
+			if checked < 20 {
+				t.Errorf("only %d objects with words", checked)
+			}
+		})
+	}
+}
+
+// TestAttrLayout: the Inform library's attribute order is recognised by
+// the player object (Anchorhead, Inform 7: the current order; Curses:
+// the older one) and not assumed for an Infocom game; kindOK keeps a
+// template to the things of the kind its verb needs.
+func TestAttrLayout(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want *attrLayout
+	}{
+		{"anchor.z8", &attrLayouts[0]},
+		{"curses.z5", &attrLayouts[1]},
+		{"zork1.z5", nil},
+	} {
+		env, _ := playTo(t, c.file, 0)
+		w, err := env.World()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := informAttrs(w); got != c.want {
+			t.Errorf("%s: layout %v, want %v", c.file, got, c.want)
+		}
+	}
+	l := &attrLayouts[0]
+	for _, c := range []struct {
+		verb   string
+		attrs  []int
+		second bool
+		want   bool
+	}{
+		{"wear", []int{l.clothing}, false, true},
+		{"wear", []int{l.clothing, l.worn}, false, false}, // worn already
+		{"wear", nil, false, false},
+		{"take off", []int{l.clothing, l.worn}, false, true},
+		{"open", []int{l.openable}, false, true},
+		{"open", []int{l.scenery}, false, false},
+		{"eat", []int{l.edible}, false, true},
+		{"in", []int{l.container}, true, true},
+		{"in", []int{l.supporter}, true, false},
+		{"on", []int{l.supporter}, true, true},
+		{"examine", nil, false, true},
+		{"push", nil, false, true},
+	} {
+		if got := l.kindOK(c.verb, c.attrs, c.second); got != c.want {
+			t.Errorf("kindOK(%q, %v, %v) = %v, want %v", c.verb, c.attrs, c.second, got, c.want)
+		}
+	}
+}
+
+// TestOneWordCommandsPutBackEverywhere: an uncommon command without an
+// object that changed nothing in one room is tried after the others in
+// the next room too.
+func TestOneWordCommandsPutBackEverywhere(t *testing.T) {
+	env, _ := playTo(t, "zork1.z5", 0)
+	if _, err := env.validActions(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Step(ctxT(t), "north"); err != nil {
+		t.Fatal(err)
+	}
+	var back []string
+	for _, c := range env.candidateList() {
+		if strings.HasSuffix(c.key, "|anywhere") && env.refused[c.key] {
+			back = append(back, c.text)
+		}
+	}
+	if len(back) == 0 {
+		t.Fatal("no one-word command refused at West of House is put back at North of House")
+	}
+	t.Logf("put back: %q", back)
 }

@@ -149,7 +149,7 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 // that name nothing alone.
 var prepositions = map[string]bool{"to": true, "in": true, "into": true, "with": true, "at": true,
 	"from": true, "over": true, "under": true, "by": true, "for": true, "near": true, "onto": true,
-	"behind": true, "through": true, "not": true}
+	"behind": true, "through": true, "not": true, "it": true}
 
 // objectsNamed are the objects the word w names (a word of their short
 // name the dictionary holds, or one the parser knows them by), read once
