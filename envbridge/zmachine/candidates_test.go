@@ -161,6 +161,8 @@ func TestAttrLayout(t *testing.T) {
 		{"on", []int{l.supporter}, true, true},
 		{"examine", nil, false, true},
 		{"push", nil, false, true},
+		{"take", []int{l.static}, false, false},
+		{"take", []int{l.clothing}, false, true},
 	} {
 		if got := l.kindOK(c.verb, c.attrs, c.second); got != c.want {
 			t.Errorf("kindOK(%q, %v, %v) = %v, want %v", c.verb, c.attrs, c.second, got, c.want)

@@ -509,6 +509,17 @@ func (e *Env) candidateList() (out []candidate) {
 	if err != nil {
 		return out
 	}
+	layout := informAttrs(w)
+	if w.Player == 0 && layout != nil {
+		// The player object was not found by name (Goldilocks): the
+		// thing in the room with the self object's attributes.
+		for _, o := range w.Objects {
+			if o.Parent == w.Location && w.Location != 0 && layout.isSelf(o.Attrs) {
+				w.Player = o.ID
+				break
+			}
+		}
+	}
 	inView, held, holder, ids := objectsInView(w, e.namer(dict), vg.localGlobals(w))
 	// A refusal is remembered with the object as it is now (its number,
 	// parent and attributes: "open door" refused while the door is locked
@@ -546,11 +557,26 @@ func (e *Env) candidateList() (out []candidate) {
 			k++
 		}
 	}
+	// The player is no thing to take or ask ("take goldilocks"): names
+	// from the text that name only the player are left out.
+	if p, ok := w.Object(w.Player); ok && len(ids) == 0 || ok && len(inView) > len(ids) {
+		mine := map[string]bool{}
+		for _, x := range append(dict.nameWords(p.Name), vg.objectWords(p.ID)...) {
+			mine[dict.key(x)] = true
+		}
+		kept := inView[:0]
+		for _, o := range inView {
+			f := strings.Fields(o)
+			if _, tree := ids[o]; tree || !mine[dict.key(f[len(f)-1])] {
+				kept = append(kept, o)
+			}
+		}
+		inView = kept
+	}
 	inView = salient(inView, e.lastText)
 	// Where the attributes follow the Inform library's order, templates
 	// are filled only with things of the kind their verb needs (kindOK).
 	fits := func(string, string, bool) bool { return true }
-	layout := informAttrs(w)
 	if layout != nil {
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {
@@ -1049,7 +1075,7 @@ func (d *dictionary) nameWords(name string) []string {
 	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}) {
-		if d.has(w) && !notObject[w] {
+		if d.has(w) && !notObject[w] && (len(w) > 1 || w[0] >= '0' && w[0] <= '9') { // not the "s" of "chair's"
 			out = append(out, w)
 		}
 	}
