@@ -726,6 +726,13 @@ func (e *Env) candidateList() (out []candidate) {
 				add("drop all")
 			}
 		}
+		if tier == tierTake {
+			// Taking and dropping refused before come right after
+			// the others (a thing refused while its owner watched may
+			// be taken later), not after every other command.
+			out = append(out, back...)
+			back = back[:0]
+		}
 		if tier == tierCore {
 			pushCandidates(dict, near, animate, scenery, ids, addAbout)
 		}
