@@ -23,9 +23,17 @@ import (
 //   - the templates below whose verb the game's dictionary holds as a verb
 //     (Inform's dictionary flag 1, Infocom's part-of-speech flag 0x40);
 //   - filled with the objects in view: the descendants of the player's room
-//     and of the player (the inventory), each named by the last word of its
-//     short name that the dictionary holds; two-object templates take a
-//     carried object first. Inform 7 games (TextWorld) keep no short names
+//     and of the player (the inventory), each named by the words of its
+//     short name that the dictionary holds, ending with one the parser
+//     knows the object by (names.go); two-object templates take a carried
+//     object first. Where the game keeps the Inform library's attribute
+//     order (attrs.go), a template takes only things of the kind its verb
+//     needs ("wear" clothing, "open" something openable, "put in" a
+//     container, nothing scenery or static taken);
+//   - besides the grammar, before the common verbs: "take all from" what
+//     holds something in view, the characters in view (Inform's animate)
+//     told to follow and asked about the things in view and in the last
+//     text; after them, the first things in view pushed in each direction. Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
@@ -38,7 +46,9 @@ import (
 //     locker" ...).
 //
 // Candidates an earlier search of the episode played to no change are
-// tried after the others (Env.refused): most refusals hold ("That's not
+// tried after the others (Env.refused; a refused take or drop right after
+// the other takes and drops, an uncommon one-word command refused anywhere
+// after the others everywhere): most refusals hold ("That's not
 // something you can open."), and the instruction budget is better spent
 // on what was not tried. A refusal is remembered with its object as it was
 // (number, parent, attributes), so that "open door" refused while the door
