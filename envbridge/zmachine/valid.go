@@ -492,8 +492,14 @@ func (e *Env) candidateList() (out []candidate) {
 	// A command without an object whose verb is not a common one
 	// ("sing", "think", "xyzzy") that changed nothing anywhere in the
 	// episode is put back everywhere: most such commands do something in
-	// one place at most, and there are dozens of them.
+	// one place at most, and there are dozens of them; unless the
+	// observations since entering the room say it.
+	seenText := strings.ToLower(clip(strings.Join(append(e.roomTexts, e.lastText), "\n")))
 	addAlone := func(c string) {
+		if wordIndex(seenText, c) >= 0 {
+			add(c) // the room's text says it ("plugh"): put back here only
+			return
+		}
 		r := room
 		room = "|anywhere"
 		addAbout("", c)
