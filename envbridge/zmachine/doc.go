@@ -67,11 +67,19 @@
 //     private directory; valid actions use in-memory snapshots.
 //   - Env.ValidActions is Jericho's get_valid_actions (valid.go): templates
 //     (the game's verb grammar from the JerichoFile beside it, else a
-//     general list) filled with the objects in view, each played from a
+//     general list) filled with the objects in view, each named with a
+//     word the parser knows it by (names.go: Inform's "name" property,
+//     Infocom's SYNONYM), and, where the game keeps the Inform library's
+//     attribute order, only with things of the kind the verb needs
+//     (attrs.go: "wear" clothing, "put in" a container); besides the
+//     grammar: "take all from" a holder, "push X north", "<character>,
+//     follow me", "ask <character> about X". Each is played from a
 //     snapshot and kept when it changes the object tree or the score, within
 //     an instruction budget (Config.ValidBudget); a candidate an earlier
 //     search of the episode played to no change (its object as it is now,
-//     or the same room) is tried after the others, so the list depends on
+//     or the same room; an uncommon one-word command anywhere) is tried
+//     after the others (taking and dropping right after the other takes
+//     and drops), so the list depends on
 //     the episode's path as well as on the state (one list per state within
 //     it; a new episode starts afresh). With Config.ValidActions it
 //     fills every observation's Admissible list. With GOMAXPROCS above 1

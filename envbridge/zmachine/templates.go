@@ -116,7 +116,7 @@ var metaVerbs = map[string]bool{
 	"messages": true, "routines": true, "purloin": true, "abstract": true, "tree": true,
 	"showobj": true, "gonear": true, "scope": true, "diagnose": true, "diagno": true,
 	"super": true, "superb": true, "verbos": true, "versio": true, "restar": true, "restor": true,
-	"unscri": true, "author": true, "license": true, "hello": true, "hi": true, "#": true,
+	"unscri": true, "transcrip": true, "transc": true, "invent": true, "invento": true, "verify": true, "verif": true, "author": true, "license": true, "hello": true, "hi": true, "#": true,
 	"*": true,
 }
 

@@ -23,9 +23,17 @@ import (
 //   - the templates below whose verb the game's dictionary holds as a verb
 //     (Inform's dictionary flag 1, Infocom's part-of-speech flag 0x40);
 //   - filled with the objects in view: the descendants of the player's room
-//     and of the player (the inventory), each named by the last word of its
-//     short name that the dictionary holds; two-object templates take a
-//     carried object first. Inform 7 games (TextWorld) keep no short names
+//     and of the player (the inventory), each named by the words of its
+//     short name that the dictionary holds, ending with one the parser
+//     knows the object by (names.go); two-object templates take a carried
+//     object first. Where the game keeps the Inform library's attribute
+//     order (attrs.go), a template takes only things of the kind its verb
+//     needs ("wear" clothing, "open" something openable, "put in" a
+//     container, nothing scenery or static taken);
+//   - besides the grammar, before the common verbs: "take all from" what
+//     holds something in view, the characters in view (Inform's animate)
+//     told to follow and asked about the things in view and in the last
+//     text; after them, the first things in view pushed in each direction. Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
@@ -38,7 +46,9 @@ import (
 //     locker" ...).
 //
 // Candidates an earlier search of the episode played to no change are
-// tried after the others (Env.refused): most refusals hold ("That's not
+// tried after the others (Env.refused; a refused take or drop right after
+// the other takes and drops, an uncommon one-word command refused anywhere
+// after the others everywhere): most refusals hold ("That's not
 // something you can open."), and the instruction budget is better spent
 // on what was not tried. A refusal is remembered with its object as it was
 // (number, parent, attributes), so that "open door" refused while the door
@@ -479,6 +489,22 @@ func (e *Env) candidateList() (out []candidate) {
 	}
 	defer func() { out = append(out, back...) }()
 	add := func(c string) { addAbout("", c) }
+	// A command without an object whose verb is not a common one
+	// ("sing", "think", "xyzzy") that changed nothing anywhere in the
+	// episode is put back everywhere: most such commands do something in
+	// one place at most, and there are dozens of them; unless the
+	// observations since entering the room say it.
+	seenText := strings.ToLower(clip(strings.Join(append(e.roomTexts, e.lastText), "\n")))
+	addAlone := func(c string) {
+		if wordIndex(seenText, c) >= 0 {
+			add(c) // the room's text says it ("plugh"): put back here only
+			return
+		}
+		r := room
+		room = "|anywhere"
+		addAbout("", c)
+		room = r
+	}
 	for i, d := range validMoves {
 		// a dictionary without "northeast" may know "ne"
 		if dict.has(d) {
@@ -499,7 +525,18 @@ func (e *Env) candidateList() (out []candidate) {
 	if err != nil {
 		return out
 	}
-	inView, held, holder, ids := objectsInView(w, dict, vg.localGlobals(w))
+	layout := informAttrs(w)
+	if w.Player == 0 && layout != nil {
+		// The player object was not found by name (Goldilocks): the
+		// thing in the room with the self object's attributes.
+		for _, o := range w.Objects {
+			if o.Parent == w.Location && w.Location != 0 && layout.isSelf(o.Attrs) {
+				w.Player = o.ID
+				break
+			}
+		}
+	}
+	inView, held, holder, ids := objectsInView(w, e.namer(dict), vg.localGlobals(w))
 	// A refusal is remembered with the object as it is now (its number,
 	// parent and attributes: "open door" refused while the door is locked
 	// is tried in order again once the door changes), or, for a command
@@ -528,7 +565,10 @@ func (e *Env) candidateList() (out []candidate) {
 		k := 0
 		for _, nn := range dict.nounsIn(e.lastText, e.lastRoom) {
 			f := strings.Fields(nn)
-			if have[f[len(f)-1]] || k >= maxTextNouns {
+			// where the game keeps its objects' words, a word that
+			// names no object is no name the parser reads
+			if l := f[len(f)-1]; have[l] || k >= maxTextNouns || len(l) < 3 || l[0] >= '0' && l[0] <= '9' ||
+				vg.nameFacts().prop != 0 && len(vg.objectsNamed(w, l)) == 0 {
 				continue
 			}
 			inView = append(inView, f[len(f)-1])
@@ -536,7 +576,61 @@ func (e *Env) candidateList() (out []candidate) {
 			k++
 		}
 	}
+	// The player is no thing to take or ask ("take goldilocks"): names
+	// from the text that name only the player are left out.
+	if p, ok := w.Object(w.Player); ok && len(ids) == 0 || ok && len(inView) > len(ids) {
+		mine := map[string]bool{}
+		for _, x := range append(dict.nameWords(p.Name), vg.objectWords(p.ID)...) {
+			mine[dict.key(x)] = true
+		}
+		kept := inView[:0]
+		for _, o := range inView {
+			f := strings.Fields(o)
+			if _, tree := ids[o]; tree || !mine[dict.key(f[len(f)-1])] {
+				kept = append(kept, o)
+			}
+		}
+		inView = kept
+	}
 	inView = salient(inView, e.lastText)
+	// Where the attributes follow the Inform library's order, templates
+	// are filled only with things of the kind their verb needs (kindOK).
+	fits := func(string, string, bool) bool { return true }
+	if layout != nil {
+		fits = func(name, verb string, second bool) bool {
+			if id, ok := ids[name]; ok {
+				o, _ := w.Object(id)
+				return layout.kindOK(verb, o.Attrs, second)
+			}
+			// A name from the text: any thing it may stand for.
+			f := strings.Fields(name)
+			named := vg.objectsNamed(w, f[len(f)-1])
+			for _, id := range named {
+				if o, _ := w.Object(id); layout.kindOK(verb, o.Attrs, second) {
+					return true
+				}
+			}
+			return len(named) == 0
+		}
+	}
+	// The characters in view (animate), told and asked things, and the
+	// scenery, neither pushed about nor asked about, where the layout is
+	// known.
+	var animate []string
+	scenery := map[string]bool{}
+	if layout != nil {
+		for _, o := range inView {
+			if id, ok := ids[o]; ok && id != w.Player {
+				ob, _ := w.Object(id)
+				if slices.Contains(ob.Attrs, layout.animate) {
+					animate = append(animate, o)
+				}
+				if slices.Contains(ob.Attrs, layout.scenery) {
+					scenery[o] = true
+				}
+			}
+		}
+	}
 	isHeld := map[string]bool{}
 	for _, h := range held {
 		isHeld[h] = true
@@ -551,6 +645,11 @@ func (e *Env) candidateList() (out []candidate) {
 	}
 	ts := vg.templates(e.g)
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
+		if tier == tierCore {
+			// few, and each about what is here: before the core templates
+			e.extraCandidates(dict, near, holder, animate, addAbout)
+			e.topicCandidates(dict, animate, inView, scenery, addAbout)
+		}
 		var tier1, tier2 []template
 		for _, t := range ts {
 			if t.tier != tier {
@@ -558,7 +657,11 @@ func (e *Env) candidateList() (out []candidate) {
 			}
 			switch t.objs {
 			case 0:
-				add(t.fill())
+				if tc, ok := verbTier[t.words[0]]; ok && tc <= tierCore {
+					add(t.fill()) // "enter", "get out": refused per room
+				} else {
+					addAlone(t.fill())
+				}
 			case 1:
 				tier1 = append(tier1, t)
 			case 2:
@@ -567,8 +670,10 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 		// object by object, the most salient first
 		kind := make([]string, len(tier1))
+		verbOf := make([]string, len(tier1)) // the words before the object
 		for i, t := range tier1 {
 			kind[i] = t.String()
+			verbOf[i] = strings.TrimSuffix(kind[i], " OBJ")
 		}
 		for _, o := range inView {
 			if full() {
@@ -585,10 +690,14 @@ func (e *Env) candidateList() (out []candidate) {
 						continue
 					}
 				}
+				if !fits(o, verbOf[i], false) {
+					continue
+				}
 				addAbout(o, t.fill(o))
 			}
 		}
 		for _, t := range tier2 {
+			mid := t.words[slices.Index(t.words, "OBJ")+1]
 			switch {
 			case t.from:
 				for _, o := range near {
@@ -600,11 +709,17 @@ func (e *Env) candidateList() (out []candidate) {
 				// into what is in view, then into what is carried (a
 				// sack, a pot)
 				for _, b := range near {
+					if !fits(b, mid, true) {
+						continue
+					}
 					for _, a := range carried {
 						addAbout(b, t.fill(a, b))
 					}
 				}
 				for _, b := range carried {
+					if !fits(b, mid, true) {
+						continue
+					}
 					for _, a := range carried {
 						if a != b {
 							addAbout(b, t.fill(a, b))
@@ -613,6 +728,9 @@ func (e *Env) candidateList() (out []candidate) {
 				}
 			default:
 				for _, a := range near {
+					if !fits(a, t.words[0], false) {
+						continue
+					}
 					for _, b := range carried {
 						addAbout(a, t.fill(a, b))
 					}
@@ -627,8 +745,116 @@ func (e *Env) candidateList() (out []candidate) {
 				add("drop all")
 			}
 		}
+		if tier == tierTake {
+			// Taking and dropping refused before come right after
+			// the others (a thing refused while its owner watched may
+			// be taken later), not after every other command.
+			out = append(out, back...)
+			back = back[:0]
+		}
+		if tier == tierCore {
+			pushCandidates(dict, near, animate, scenery, ids, addAbout)
+		}
 	}
 	return out
+}
+
+// maxPushed bounds the objects in view tried with a direction ("push
+// coffin west"), the most salient first.
+const maxPushed = 3
+
+// maxActors and maxTopics bound the characters asked or told about
+// things, and the things, per search.
+const (
+	maxActors = 2
+	maxTopics = 6
+)
+
+// extraCandidates adds everything from what holds something in view
+// ("take all from table") and the first maxActors characters in view told
+// to follow ("k9, follow me").
+func (e *Env) extraCandidates(dict *dictionary, near []string, holder map[string]string, animate []string, addAbout func(obj, c string)) {
+	if dict.has("all") && dict.has("from") && dict.verb("take") {
+		done := map[string]bool{}
+		for _, o := range near {
+			if h := holder[o]; h != "" && !done[h] {
+				done[h] = true
+				addAbout(h, "take all from "+h)
+			}
+		}
+	}
+	if dict.verb("follow") && dict.has("me") {
+		for _, a := range animate[:min(len(animate), maxActors)] {
+			addAbout(a, a+", follow me")
+		}
+	}
+}
+
+// pushCandidates adds each of the first maxPushed objects of the tree in
+// view that are not characters or scenery pushed in each direction ("push coffin
+// north"; Inform and Infocom read a direction as the second object of
+// "push").
+func pushCandidates(dict *dictionary, near, animate []string, scenery map[string]bool, ids map[string]int, addAbout func(obj, c string)) {
+	if !dict.verb("push") {
+		return
+	}
+	k := 0
+	for _, o := range near {
+		if _, tree := ids[o]; !tree || slices.Contains(animate, o) || scenery[o] || k >= maxPushed {
+			continue
+		}
+		k++
+		for i, d := range validMoves[:10] {
+			if !dict.has(d) {
+				d = moveAbbrevs[i]
+				if !dict.has(d) {
+					continue
+				}
+			}
+			addAbout(o, "push "+o+" "+d)
+		}
+	}
+}
+
+// topicCandidates adds the characters in view asked about the things in
+// view that are not scenery, then those the last text names ("ask
+// proprietor about amulet"), at most maxActors characters and maxTopics
+// things.
+func (e *Env) topicCandidates(dict *dictionary, animate, inView []string, scenery map[string]bool, addAbout func(obj, c string)) {
+	if len(animate) == 0 {
+		return
+	}
+	var topics []string
+	have := map[string]bool{}
+	addTopic := func(t string) {
+		if len(topics) < maxTopics && !have[t] {
+			have[t] = true
+			topics = append(topics, t)
+		}
+	}
+	isActor := map[string]bool{}
+	for _, a := range animate {
+		isActor[a] = true
+	}
+	for _, o := range inView {
+		if !isActor[o] && !scenery[o] {
+			addTopic(o)
+		}
+	}
+	for _, n := range dict.nounsIn(e.lastText, e.lastRoom) {
+		f := strings.Fields(n)
+		if l := f[len(f)-1]; len(l) >= 3 && !isActor[l] {
+			addTopic(l)
+		}
+	}
+	if !dict.verb("ask") || !dict.has("about") {
+		return
+	}
+	for _, a := range animate[:min(len(animate), maxActors)] {
+		for _, t := range topics {
+			addAbout(a, "ask "+a+" about "+t)
+		}
+	}
 }
 
 // salient orders the names of objects: those the text names first, in the
@@ -727,8 +953,10 @@ func (g *vmGame) templates(gm *game) []template {
 // object in view that holds it. An object is named by the last word of its short
 // name that the dictionary holds ("lantern"); objects that would share a
 // name are named with the word before it too ("yellow pill", "orange
-// pill"), as the game's parser needs to tell them apart.
-func objectsInView(w World, dict *dictionary, globals []int) (inView, held []string, holder map[string]string, ids map[string]int) {
+// pill"), as the game's parser needs to tell them apart. nameWords gives
+// an object's words (vmGame.nameWordsOf: those of its short name, ending
+// with one the parser knows it by).
+func objectsInView(w World, nameWords func(id int, short string) []string, globals []int) (inView, held []string, holder map[string]string, ids map[string]int) {
 	holder, ids = map[string]string{}, map[string]int{}
 	if w.Location == 0 {
 		return nil, nil, holder, ids
@@ -749,7 +977,7 @@ func objectsInView(w World, dict *dictionary, globals []int) (inView, held []str
 		}
 		seen[id] = true
 		o, _ := w.Object(id)
-		ws := dict.nameWords(o.Name)
+		ws := nameWords(id, o.Name)
 		if len(ws) == 0 {
 			return false
 		}
@@ -873,7 +1101,7 @@ func (d *dictionary) nameWords(name string) []string {
 	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}) {
-		if d.has(w) && !notObject[w] {
+		if d.has(w) && !notObject[w] && (len(w) > 1 || w[0] >= '0' && w[0] <= '9') { // not the "s" of "chair's"
 			out = append(out, w)
 		}
 	}
@@ -1098,4 +1326,30 @@ func (e *Env) keepRefusals() {
 		e.refused[k] = true
 	}
 	e.pending = nil
+}
+
+// namer names objects as vmGame.nameWordsOf does, with a word the
+// dictionary keeps cut ("skelet" in a version 3 game) written out as the
+// observations since entering the room write it ("skeleton"), when they do.
+func (e *Env) namer(dict *dictionary) func(id int, short string) []string {
+	var text []string
+	return func(id int, short string) []string {
+		ws := e.vm.nameWordsOf(id, short)
+		if len(ws) == 0 || len(ws[len(ws)-1]) < dict.res {
+			return ws
+		}
+		if text == nil {
+			text = strings.FieldsFunc(strings.ToLower(strings.Join(e.roomTexts, "\n")), func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+			})
+		}
+		last := ws[len(ws)-1]
+		for _, t := range text {
+			if len(t) > len(last) && strings.HasPrefix(t, last) {
+				ws = append(ws[:len(ws)-1:len(ws)-1], t)
+				break
+			}
+		}
+		return ws
+	}
 }

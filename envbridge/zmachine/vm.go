@@ -50,6 +50,11 @@ type vmGame struct {
 	// GLOBAL); lgKnown once it is looked for.
 	lg      lgFacts
 	lgKnown bool
+	// names is where the game keeps its objects' words (names.go), read
+	// once.
+	names *nameFacts
+	// byWord: dictionary word -> the objects it names (objectsNamed).
+	byWord map[string][]int
 	// scoreGlobal and movesGlobal are the globals the score and moves are
 	// read from (fromGlobal), -1 for none.
 	scoreGlobal, movesGlobal int

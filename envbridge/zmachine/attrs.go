@@ -1,0 +1,119 @@
+package zmachine
+
+import "slices"
+
+// Inform's library declares its attributes in one order, which games
+// compiled with it keep (Inform 6 and the template layer of Inform 7 alike:
+// animate 0, clothing 2, container 4, door 5, edible 6, enterable 7,
+// lockable 10, openable 15, scenery 17, static 19, supporter 20,
+// switchable 21, worn 26); older libraries (Inform 5, the early 6 releases: Curses, Spirit)
+// have no "absent" and so start clothing at 1. A game whose player object
+// has the self object's attributes in one of these orders (animate,
+// concealed, proper, transparent) is taken to use it; then a template
+// whose verb needs a kind of thing ("wear" clothing, "open" something
+// openable, "put in" a container) is not filled with things that are not
+// of that kind: the parser or the library would refuse them, and each
+// refusal costs a turn of the instruction budget.
+type attrLayout struct {
+	animate, clothing, container, door, edible, enterable, lockable,
+	openable, scenery, static, supporter, switchable, worn int
+	self []int // the self object's attributes
+}
+
+var attrLayouts = []attrLayout{
+	{animate: 0, clothing: 2, container: 4, door: 5, edible: 6, enterable: 7, lockable: 10,
+		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 3, 16, 23}},
+	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 9,
+		openable: 14, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
+}
+
+// informAttrs is the attribute layout world's player object shows (or,
+// where the player is not found, the object named as Inform names its self
+// object), or nil.
+func informAttrs(w World) *attrLayout {
+	var who []WorldObject
+	if p, ok := w.Object(w.Player); ok {
+		who = append(who, p)
+	} else {
+		for _, o := range w.Objects {
+			if isPlayerName(o.Name) {
+				who = append(who, o)
+			}
+		}
+	}
+	for _, p := range who {
+		for i := range attrLayouts {
+			if attrLayouts[i].isSelf(p.Attrs) {
+				return &attrLayouts[i]
+			}
+		}
+	}
+	return nil
+}
+
+// isSelf reports attributes that are the self object's in layout l (and
+// not in the other layout: its concealed is absent).
+func (l *attrLayout) isSelf(attrs []int) bool {
+	for _, a := range l.self {
+		if !slices.Contains(attrs, a) {
+			return false
+		}
+	}
+	for i := range attrLayouts {
+		if o := &attrLayouts[i]; o != l && slices.Contains(attrs, o.self[1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// kindOK reports whether a thing with attributes attrs may fill the object
+// of a one-object template whose words before the object are verb ("wear",
+// "turn on"), or, with second, the second object of a two-object
+// template whose words between the objects are verb ("in").
+func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
+	has := func(as ...int) bool {
+		for _, a := range as {
+			if slices.Contains(attrs, a) {
+				return true
+			}
+		}
+		return false
+	}
+	if second {
+		switch verb {
+		case "in", "into", "inside":
+			return has(l.container)
+		case "on", "onto":
+			return has(l.supporter)
+		case "to":
+			return has(l.animate, l.door, l.supporter, l.container)
+		}
+		return true
+	}
+	switch verb {
+	case "take":
+		return !has(l.scenery, l.static) // "That's hardly portable."
+	case "fill", "empty", "empty out":
+		return has(l.container)
+	case "exit", "get off", "climb down", "climb out", "get out":
+		return has(l.enterable, l.supporter, l.container)
+	case "wear", "put on":
+		return has(l.clothing) && !has(l.worn)
+	case "take off":
+		return has(l.worn)
+	case "eat":
+		return has(l.edible)
+	case "open", "close":
+		return has(l.openable, l.door)
+	case "lock", "unlock":
+		return has(l.lockable)
+	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in":
+		return has(l.enterable, l.supporter, l.container, l.door)
+	case "turn on", "turn off", "switch on", "switch off", "switch":
+		return has(l.switchable)
+	case "kill":
+		return has(l.animate)
+	}
+	return true
+}

@@ -1,0 +1,194 @@
+package zmachine
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/samem/trainer/internal/testenv"
+)
+
+// playTo opens a game of the Jericho suite and plays the first n commands
+// of its walkthrough; it skips when the game or its walkthrough is absent.
+func playTo(t *testing.T, file string, n int) (*Env, []string) {
+	t.Helper()
+	dir := filepath.Join(gamesDir(t), "jericho")
+	games, ok, err := ReadJericho(filepath.Join(dir, JerichoFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Need(t, ok, fmt.Sprintf("%s in %s (Jericho's walkthroughs)", JerichoFile, dir))
+	jg, ok := games[file]
+	testenv.Need(t, ok && len(jg.Walkthrough) > n, fmt.Sprintf("%s's walkthrough in %s", file, JerichoFile))
+	_, env, _ := openFirst(t, filepath.Join(dir, file), 100000)
+	for _, c := range jg.Walkthrough[:n] {
+		if _, err := env.Step(ctxT(t), c); err != nil {
+			t.Fatalf("%s %q: %v", file, c, err)
+		}
+	}
+	return env, jg.Walkthrough
+}
+
+// TestCandidateKinds: in the state before a walkthrough step of each kind,
+// the candidates hold the step's command as the search writes it, and that
+// command changes the world (it is a candidate worth trying).
+func TestCandidateKinds(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		step       int
+		want       string
+	}{
+		{"all from", "905.z5", 10, "take all from table"},
+		{"push in a direction", "inhumane.z5", 117, "push coffin north"},
+		{"order", "karn.z5", 94, "k9, follow me"},
+		{"topic", "anchor.z8", 180, "ask proprietor about amulet"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, walk := playTo(t, c.file, c.step)
+			t.Logf("walkthrough step %d: %q", c.step, walk[c.step])
+			cands := env.candidates()
+			if !slices.Contains(cands, c.want) {
+				t.Fatalf("%d candidates lack %q: %q", len(cands), c.want, cands)
+			}
+			sr, err := env.search(1, []string{c.want}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sr.extraOK[0] || sr.extra[0] == sr.base {
+				t.Errorf("%q changes nothing", c.want)
+			}
+		})
+	}
+}
+
+// TestObjectNames: where a game keeps the words its parser knows an object
+// by, the name valid actions give the object ends with one of them (so the
+// parser understands it), and a short name's word the list lacks is not
+// used ("tunnel to west" is "tunnel"); the property is found on an
+// Infocom game (its own SYNONYM property) and on Inform games (property
+// 1).
+func TestObjectNames(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		prop  int
+		short string // an object's short name
+		want  string // its name
+	}{
+		{"zork1.z5", 18, "small mailbox", "small mailbox"},
+		{"lostpig.z8", 1, "tunnel to west", "tunnel"},
+		{"anchor.z8", 1, "Rainwater_1", "rainwater"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			env, _ := playTo(t, c.file, 0)
+			vg := env.vm
+			if p := vg.nameFacts().prop; p != c.prop {
+				t.Errorf("names property %d, want %d", p, c.prop)
+			}
+			w, err := env.World()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := vg.dictionary()
+			found, checked := false, 0
+			for _, o := range w.Objects {
+				known := vg.objectWords(o.ID)
+				ws := vg.nameWordsOf(o.ID, o.Name)
+				if o.Name == c.short {
+					found = true
+					if got := strings.Join(ws, " "); got != c.want {
+						t.Errorf("%q is named %q, want %q", o.Name, got, c.want)
+					}
+				}
+				if len(known) == 0 || len(ws) == 0 {
+					continue
+				}
+				checked++
+				last := d.key(ws[len(ws)-1])
+				if !slices.ContainsFunc(known, func(k string) bool { return d.key(k) == last }) {
+					t.Errorf("%d %q is named %q, which its words %q lack", o.ID, o.Name, ws, known)
+				}
+			}
+			if !found {
+				t.Errorf("no object %q", c.short)
+			}
+			if checked < 20 {
+				t.Errorf("only %d objects with words", checked)
+			}
+		})
+	}
+}
+
+// TestAttrLayout: the Inform library's attribute order is recognised by
+// the player object (Anchorhead, Inform 7: the current order; Curses:
+// the older one) and not assumed for an Infocom game; kindOK keeps a
+// template to the things of the kind its verb needs.
+func TestAttrLayout(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want *attrLayout
+	}{
+		{"anchor.z8", &attrLayouts[0]},
+		{"curses.z5", &attrLayouts[1]},
+		{"zork1.z5", nil},
+	} {
+		env, _ := playTo(t, c.file, 0)
+		w, err := env.World()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := informAttrs(w); got != c.want {
+			t.Errorf("%s: layout %v, want %v", c.file, got, c.want)
+		}
+	}
+	l := &attrLayouts[0]
+	for _, c := range []struct {
+		verb   string
+		attrs  []int
+		second bool
+		want   bool
+	}{
+		{"wear", []int{l.clothing}, false, true},
+		{"wear", []int{l.clothing, l.worn}, false, false}, // worn already
+		{"wear", nil, false, false},
+		{"take off", []int{l.clothing, l.worn}, false, true},
+		{"open", []int{l.openable}, false, true},
+		{"open", []int{l.scenery}, false, false},
+		{"eat", []int{l.edible}, false, true},
+		{"in", []int{l.container}, true, true},
+		{"in", []int{l.supporter}, true, false},
+		{"on", []int{l.supporter}, true, true},
+		{"examine", nil, false, true},
+		{"push", nil, false, true},
+		{"take", []int{l.static}, false, false},
+		{"take", []int{l.clothing}, false, true},
+	} {
+		if got := l.kindOK(c.verb, c.attrs, c.second); got != c.want {
+			t.Errorf("kindOK(%q, %v, %v) = %v, want %v", c.verb, c.attrs, c.second, got, c.want)
+		}
+	}
+}
+
+// TestOneWordCommandsPutBackEverywhere: an uncommon command without an
+// object that changed nothing in one room is tried after the others in
+// the next room too.
+func TestOneWordCommandsPutBackEverywhere(t *testing.T) {
+	env, _ := playTo(t, "zork1.z5", 0)
+	if _, err := env.validActions(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Step(ctxT(t), "north"); err != nil {
+		t.Fatal(err)
+	}
+	var back []string
+	for _, c := range env.candidateList() {
+		if strings.HasSuffix(c.key, "|anywhere") && env.refused[c.key] {
+			back = append(back, c.text)
+		}
+	}
+	if len(back) == 0 {
+		t.Fatal("no one-word command refused at West of House is put back at North of House")
+	}
+	t.Logf("put back: %q", back)
+}
