@@ -86,6 +86,9 @@ func FuzzMergeParts(f *testing.F) {
 // A threshold sweep and a grid split in two parts and merged give the
 // points of the unsharded sweep and grid.
 func TestSweepAndGridShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end to end: trains and evaluates a sweep and a grid whole and in two shards (runs without -short)")
+	}
 	ctx := context.Background()
 	base := smallConfig(t)
 	base.Workers, base.Iterations, base.PerType, base.Tasks = 1, 1, 1, 6

@@ -128,6 +128,13 @@ func TestRetrieveEqualsScan(t *testing.T) {
 		}},
 	}
 	weights := []Weights{PaperWeights, {Recency: 1}, {Relevance: 1}, {Importance: 1}, {0.5, 2, 1}, {1, 1, -1}}
+	// 1,500 memories per case; -short keeps every case at 500 (still
+	// several times scanBelow, so most searches are bounded), and the
+	// full tier (make test) runs the 1,500.
+	steps := 1500
+	if testing.Short() {
+		steps = 500
+	}
 	for name, emb := range embedders {
 		for wi, w := range weights {
 			t.Run(fmt.Sprintf("%s/weights%d", name, wi), func(t *testing.T) {
@@ -135,7 +142,7 @@ func TestRetrieveEqualsScan(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(wi), 3))
 				s := NewStream()
 				now, bounded, searches := 0, 0, 0
-				for step := range 1500 {
+				for step := range steps {
 					imp := float64(1 + r.IntN(10))
 					if wi%2 == 1 {
 						imp = 1 + 9*r.Float64()

@@ -43,6 +43,9 @@ var jerichoReach = map[string][2]float64{
 // gives (the bindings hold it). A story file without a walkthrough (lgop)
 // starts and takes a few commands.
 func TestJerichoSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("whole suite: replays every Jericho walkthrough, tens of thousands of checked steps (runs without -short; TestWalkthroughs keeps walkthrough replays in the short tier)")
+	}
 	dir := filepath.Join(gamesDir(t), "jericho")
 	games, ok, err := ReadJericho(filepath.Join(dir, JerichoFile))
 	if err != nil {

@@ -1,4 +1,5 @@
-// Package fidelity holds the test that keeps docs/FIDELITY.md true: every
-// row states a verdict and names code that exists, and every test a verdict
-// cites as its evidence exists.
+// Package fidelity holds the tests that keep docs/FIDELITY.md and
+// docs/ARCHITECTURE.md true: every FIDELITY row states a verdict and names
+// code that exists, every test a verdict cites as its evidence exists, and
+// every file, `path:Symbol` and test ARCHITECTURE.md names exists.
 package fidelity

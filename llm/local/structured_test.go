@@ -17,6 +17,9 @@ import (
 // with -structured on (the server does not refuse it); a reply bound far
 // beyond the context is cut to what fits instead of refused.
 func TestChatStructured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("local-model test: starts the local chat model and waits for three CPU replies (runs without -short)")
+	}
 	dir := needInstalled(t, local.Chat)
 	ctx := context.Background()
 	srv, err := local.Start(ctx, local.Chat, local.Options{Dir: dir, MaxTokens: local.DefaultContext - 8})
