@@ -260,7 +260,7 @@ func Defaults() Config {
 		TaskOrder:     TaskOrderShuffled,
 		Env:           EnvConfig{Kind: EnvHousehold, WorldSeed: 1},
 		LLM:           LLMConfig{Backend: BackendOffline, Timeout: 120 * time.Second, Retries: 5},
-		Split:         "valid_unseen",
+		Split:         "", // the environment's held-out split: Config.Resolved
 	}
 }
 

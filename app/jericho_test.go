@@ -116,3 +116,35 @@ func TestJerichoAgentBoardSuite(t *testing.T) {
 		t.Errorf("folder with zork1 alone: %v; want a refusal naming the missing games", err)
 	}
 }
+
+// The held-out split left to the environment is the paper's: seed 002
+// App. B.1 trains and evaluates on the same Jericho games, so a Z-machine
+// run evaluates valid_seen (it has no valid_unseen); every other world
+// evaluates valid_unseen; a split given wins, and names the directory.
+func TestEvalSplitEnvironmentDefault(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		env   EnvConfig
+		split string
+		want  string
+	}{
+		{"zmachine", EnvConfig{Kind: EnvZMachine, Game: t.TempDir()}, "", "valid_seen"},
+		{"zmachine, -split train", EnvConfig{Kind: EnvZMachine, Game: t.TempDir()}, "train", "train"},
+		{"household", EnvConfig{Kind: EnvHousehold}, "", "valid_unseen"},
+		{"household, -split valid_seen", EnvConfig{Kind: EnvHousehold}, "valid_seen", "valid_seen"},
+		{"agentgym", EnvConfig{Kind: EnvAgentGym}, "", "valid_unseen"},
+	} {
+		cfg := Defaults()
+		cfg.Env, cfg.Split, cfg.Run = c.env, c.split, t.TempDir()
+		if got := cfg.Resolved().Split; got != c.want {
+			t.Errorf("%s: split %q, want %q", c.name, got, c.want)
+		}
+		dir, _, err := EvalDir(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(dir) != c.want {
+			t.Errorf("%s: evaluation directory %s, want one named %s", c.name, dir, c.want)
+		}
+	}
+}

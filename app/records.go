@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/checkpoints"
+	"github.com/samem/trainer/envbridge"
 	"github.com/samem/trainer/envbridge/agentgym"
 	"github.com/samem/trainer/envbridge/household"
 	"github.com/samem/trainer/llm/local"
@@ -71,6 +72,9 @@ func (c Config) Resolved() Config {
 			c.Env.MaxSteps = household.DefaultMaxSteps
 		}
 	case EnvZMachine:
+		if c.Split == "" {
+			c.Split = envbridge.SplitValidSeen
+		}
 		if c.Env.Interpreter == "" {
 			c.Env.Interpreter = InterpreterZVM
 		}
@@ -90,6 +94,9 @@ func (c Config) Resolved() Config {
 		if c.Env.MaxSteps == 0 && c.Env.GymKind == GymALFWorld {
 			c.Env.MaxSteps = agentgym.DefaultMaxSteps
 		}
+	}
+	if c.Split == "" {
+		c.Split = envbridge.SplitValidUnseen
 	}
 	train, eval := envPerType(c.Env)
 	if c.PerType == PerTypeEnvDefault {
@@ -190,7 +197,7 @@ func EvalDir(cfg Config) (dir string, overrides []string, err error) {
 		base.Tasks, base.EvalPerType = 0, PerTypeEnvDefault
 	}
 	overrides = EvalOverrides(base, cfg)
-	return filepath.Join(cfg.Run, "eval", EvalName(cfg.Split, overrides)), overrides, nil
+	return filepath.Join(cfg.Run, "eval", EvalName(cfg.Resolved().Split, overrides)), overrides, nil
 }
 
 // Table1 is an evaluation as seed 002 Table 1 reports it: success ratio

@@ -174,7 +174,7 @@ var settings = sync.OnceValue(func() []Setting {
 			Usage: "`count` of training tasks per task type (default: the environment's paper's, seed 002 Sec. 4.1 and App. B.1: 5, ScienceWorld 3); 0 uses every training task",
 			Field: func(c *Config) any { return (*perTypeValue)(&c.PerType) }},
 		{Flag: "split", Cmds: CmdEval | CmdSweep, Effect: Selects,
-			Usage: "held-out split to evaluate: valid_unseen, valid_seen (or train)",
+			Usage: "held-out split to evaluate: valid_unseen, valid_seen (or train); default: the environment's, valid_seen for zmachine (seed 002 App. B.1 trains and evaluates on the same Jericho games, and every game is in train and valid_seen) and valid_unseen elsewhere",
 			Field: func(c *Config) any { return &c.Split }},
 		{Flag: "tasks", Cmds: CmdEval | CmdSweep, Effect: ChangesResult,
 			Usage: "evaluate only the first N tasks of the split (0: all)",

@@ -114,7 +114,7 @@ func Sweep(ctx context.Context, sc SweepConfig, io Streams) ([]report.SweepPoint
 	if shard.Active() {
 		return made, writeSweepPart(base.Run, SweepDir, shard, sweepPart{Param: sc.Param, Values: sc.Values, Points: made})
 	}
-	if _, err := WriteReport(base.Run, base.Split); err != nil && !errors.Is(err, report.ErrNoData) {
+	if _, err := WriteReport(base.Run, base.Resolved().Split); err != nil && !errors.Is(err, report.ErrNoData) {
 		return made, err
 	}
 	return made, nil

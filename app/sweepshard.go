@@ -155,7 +155,7 @@ func MergeSweeps(ctx context.Context, run string, out, log io.Writer) (int, erro
 			return merged, err
 		}
 		cfg, _ := LoadConfig(run)
-		if _, err := WriteReport(run, cmp.Or(cfg.Split, "valid_unseen")); err != nil && !errors.Is(err, report.ErrNoData) {
+		if _, err := WriteReport(run, cfg.Resolved().Split); err != nil && !errors.Is(err, report.ErrNoData) {
 			return merged, err
 		}
 		fmt.Fprintf(log, "merged %d sweep parts: %s\n", len(parts), path)
