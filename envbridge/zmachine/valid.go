@@ -644,6 +644,26 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	ts := vg.templates(e.g)
+	// The things the last text names first (what the game just spoke
+	// of) are tried with the core verbs before anything is taken or
+	// dropped: the next command is most often about them.
+	low := strings.ToLower(clip(e.lastText))
+	k := 0
+	for _, o := range inView {
+		if k >= maxFocus || wordIndex(low, o) < 0 {
+			break // salient: the named ones come first
+		}
+		if _, tree := ids[o]; !tree {
+			continue
+		}
+		k++
+		for _, t := range ts {
+			if t.objs != 1 || t.tier != tierCore || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
+				continue
+			}
+			addAbout(o, t.fill(o))
+		}
+	}
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
 		if tier == tierCore {
 			// few, and each about what is here: before the core templates
@@ -758,6 +778,10 @@ func (e *Env) candidateList() (out []candidate) {
 	}
 	return out
 }
+
+// maxFocus bounds the things the last text names tried with the core
+// verbs before the others.
+const maxFocus = 2
 
 // maxPushed bounds the objects in view tried with a direction ("push
 // coffin west"), the most salient first.
