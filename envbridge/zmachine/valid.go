@@ -45,6 +45,10 @@ import (
 //     word gave 61 ("take room", "take west", "take golden", "take
 //     locker" ...).
 //
+// The first maxFocus things in view that the last text names are tried
+// with the core verbs ("read wall" after the wall's writing is described)
+// right after the moves, before any take or drop.
+//
 // Candidates an earlier search of the episode played to no change are
 // tried after the others (Env.refused; a refused take or drop right after
 // the other takes and drops, an uncommon one-word command refused anywhere
