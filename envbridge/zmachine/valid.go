@@ -371,12 +371,21 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	}
 	e.pending = pending
 	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
-	seen := map[worldKey]bool{base: true}
+	// One action per world, the first; but a plain take or drop that
+	// leads to the world of an earlier action ("read leaflet" takes the
+	// leaflet first) names it in that action's place, as a player would.
+	seen := map[worldKey]int{base: -1}
 	for i, c := range cands[:tried] {
-		if !ok[i] || skip[i] || seen[keys[i]] {
+		if !ok[i] || skip[i] {
 			continue
 		}
-		seen[keys[i]] = true
+		if j, dup := seen[keys[i]]; dup {
+			if j >= 0 && plainTakeDrop(c) && !plainTakeDrop(r.actions[j]) {
+				r.actions[j] = c
+			}
+			continue
+		}
+		seen[keys[i]] = len(r.actions)
 		r.actions = append(r.actions, c)
 		r.keys = append(r.keys, keys[i])
 	}
@@ -417,6 +426,13 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		}
 	}
 	return r, nil
+}
+
+// plainTakeDrop reports "take X" or "drop X" of one object.
+func plainTakeDrop(c string) bool {
+	f := strings.Fields(c)
+	return len(f) >= 2 && (f[0] == "take" || f[0] == "drop") && !slices.Contains(f, "all") &&
+		!slices.Contains(f, "from") && !slices.Contains(f, "in") && !slices.Contains(f, "on") && !slices.Contains(f, "off")
 }
 
 // minPerWorker is the fewest candidates worth another machine.
