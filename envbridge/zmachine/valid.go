@@ -380,7 +380,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			continue
 		}
 		if j, dup := seen[keys[i]]; dup {
-			if j >= 0 && plainTakeDrop(c) && !plainTakeDrop(r.actions[j]) {
+			if j >= 0 && plainTakeDrop(c) && !plainTakeDrop(r.actions[j]) && sameObject(c, r.actions[j]) {
 				r.actions[j] = c
 			}
 			continue
@@ -433,6 +433,23 @@ func plainTakeDrop(c string) bool {
 	f := strings.Fields(c)
 	return len(f) >= 2 && (f[0] == "take" || f[0] == "drop") && !slices.Contains(f, "all") &&
 		!slices.Contains(f, "from") && !slices.Contains(f, "in") && !slices.Contains(f, "on") && !slices.Contains(f, "off")
+}
+
+// sameObject reports an action about the object a take or drop names
+// (its words after the verb, all in the action): "read leaflet" for "take
+// leaflet", never a move ("take out" and "out" are other commands).
+func sameObject(takeDrop, action string) bool {
+	obj := strings.Fields(takeDrop)[1:]
+	f := strings.Fields(action)
+	if len(f) < 2 {
+		return false
+	}
+	for _, w := range obj {
+		if directionWords[w] || !slices.Contains(f[1:], w) {
+			return false
+		}
+	}
+	return true
 }
 
 // minPerWorker is the fewest candidates worth another machine.
