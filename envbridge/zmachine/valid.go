@@ -63,7 +63,8 @@ import (
 // changes it) or the score changed. Tree bytes that a plain "look" changes
 // from the same snapshot (bookkeeping such as Inform 7's "mentioned") are
 // left out of the comparison. Of candidates that lead to the same world, the first is
-// kept (as Jericho keeps one action per resulting state). Each candidate is
+// kept (as Jericho keeps one action per resulting state), named by a plain
+// take or drop of its object where one leads there too. Each candidate is
 // a full turn of the game (an Inform 7 turn runs some 50,000 to 160,000
 // Z-machine instructions), so with GOMAXPROCS above 1 they are tried
 // concurrently on clones of the machine.
