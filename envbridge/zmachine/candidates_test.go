@@ -192,3 +192,32 @@ func TestOneWordCommandsPutBackEverywhere(t *testing.T) {
 	}
 	t.Logf("put back: %q", back)
 }
+
+// TestLastTextFirst: the things the last text names are tried with the
+// core verbs before anything is taken or dropped. In anchor before
+// "Read wall" (the wall's writing just described), "read wall" comes
+// before every take and drop, and it changes the world.
+func TestLastTextFirst(t *testing.T) {
+	env, walk := playTo(t, "anchor.z8", 176)
+	want := strings.ToLower(walk[176])
+	if want != "read wall" {
+		t.Fatalf("anchor's walkthrough step 176 is %q, not \"read wall\"", walk[176])
+	}
+	cands := env.candidates()
+	at := slices.Index(cands, want)
+	if at < 0 {
+		t.Fatalf("%d candidates lack %q: %q", len(cands), want, cands)
+	}
+	for _, c := range cands[:at] {
+		if strings.HasPrefix(c, "take ") || strings.HasPrefix(c, "drop ") {
+			t.Fatalf("%q (candidate %d) comes after %q: %q", want, at, c, cands[:at+1])
+		}
+	}
+	sr, err := env.search(1, []string{want}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sr.extraOK[0] || sr.extra[0] == sr.base {
+		t.Errorf("%q changes nothing", want)
+	}
+}

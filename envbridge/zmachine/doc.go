@@ -73,7 +73,9 @@
 //     attribute order, only with things of the kind the verb needs
 //     (attrs.go: "wear" clothing, "put in" a container); besides the
 //     grammar: "take all from" a holder, "push X north", "<character>,
-//     follow me", "ask <character> about X". Each is played from a
+//     follow me", "ask <character> about X"; the first two things the
+//     last text names are tried with the core verbs before anything is
+//     taken or dropped. Each is played from a
 //     snapshot and kept when it changes the object tree or the score, within
 //     an instruction budget (Config.ValidBudget); a candidate an earlier
 //     search of the episode played to no change (its object as it is now,

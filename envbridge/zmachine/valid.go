@@ -45,6 +45,10 @@ import (
 //     word gave 61 ("take room", "take west", "take golden", "take
 //     locker" ...).
 //
+// The first maxFocus things in view that the last text names are tried
+// with the core verbs ("read wall" after the wall's writing is described)
+// right after the moves, before any take or drop.
+//
 // Candidates an earlier search of the episode played to no change are
 // tried after the others (Env.refused; a refused take or drop right after
 // the other takes and drops, an uncommon one-word command refused anywhere
@@ -59,7 +63,8 @@ import (
 // changes it) or the score changed. Tree bytes that a plain "look" changes
 // from the same snapshot (bookkeeping such as Inform 7's "mentioned") are
 // left out of the comparison. Of candidates that lead to the same world, the first is
-// kept (as Jericho keeps one action per resulting state). Each candidate is
+// kept (as Jericho keeps one action per resulting state), named by a plain
+// take or drop of its object where one leads there too. Each candidate is
 // a full turn of the game (an Inform 7 turn runs some 50,000 to 160,000
 // Z-machine instructions), so with GOMAXPROCS above 1 they are tried
 // concurrently on clones of the machine.
@@ -367,12 +372,21 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	}
 	e.pending = pending
 	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
-	seen := map[worldKey]bool{base: true}
+	// One action per world, the first; but a plain take or drop that
+	// leads to the world of an earlier action ("read leaflet" takes the
+	// leaflet first) names it in that action's place, as a player would.
+	seen := map[worldKey]int{base: -1}
 	for i, c := range cands[:tried] {
-		if !ok[i] || skip[i] || seen[keys[i]] {
+		if !ok[i] || skip[i] {
 			continue
 		}
-		seen[keys[i]] = true
+		if j, dup := seen[keys[i]]; dup {
+			if j >= 0 && plainTakeDrop(c) && !plainTakeDrop(r.actions[j]) && sameObject(c, r.actions[j]) {
+				r.actions[j] = c
+			}
+			continue
+		}
+		seen[keys[i]] = len(r.actions)
 		r.actions = append(r.actions, c)
 		r.keys = append(r.keys, keys[i])
 	}
@@ -413,6 +427,30 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		}
 	}
 	return r, nil
+}
+
+// plainTakeDrop reports "take X" or "drop X" of one object.
+func plainTakeDrop(c string) bool {
+	f := strings.Fields(c)
+	return len(f) >= 2 && (f[0] == "take" || f[0] == "drop") && !slices.Contains(f, "all") &&
+		!slices.Contains(f, "from") && !slices.Contains(f, "in") && !slices.Contains(f, "on") && !slices.Contains(f, "off")
+}
+
+// sameObject reports an action about the object a take or drop names
+// (its words after the verb, all in the action): "read leaflet" for "take
+// leaflet", never a move ("take out" and "out" are other commands).
+func sameObject(takeDrop, action string) bool {
+	obj := strings.Fields(takeDrop)[1:]
+	f := strings.Fields(action)
+	if len(f) < 2 {
+		return false
+	}
+	for _, w := range obj {
+		if directionWords[w] || !slices.Contains(f[1:], w) {
+			return false
+		}
+	}
+	return true
 }
 
 // minPerWorker is the fewest candidates worth another machine.
@@ -644,6 +682,26 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	ts := vg.templates(e.g)
+	// The things the last text names first (what the game just spoke
+	// of) are tried with the core verbs before anything is taken or
+	// dropped: the next command is most often about them.
+	low := strings.ToLower(clip(e.lastText))
+	k := 0
+	for _, o := range inView {
+		if k >= maxFocus || wordIndex(low, o) < 0 {
+			break // salient: the named ones come first
+		}
+		if _, tree := ids[o]; !tree {
+			continue
+		}
+		k++
+		for _, t := range ts {
+			if t.objs != 1 || t.tier != tierCore || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
+				continue
+			}
+			addAbout(o, t.fill(o))
+		}
+	}
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
 		if tier == tierCore {
 			// few, and each about what is here: before the core templates
@@ -758,6 +816,10 @@ func (e *Env) candidateList() (out []candidate) {
 	}
 	return out
 }
+
+// maxFocus bounds the things the last text names tried with the core
+// verbs before the others.
+const maxFocus = 2
 
 // maxPushed bounds the objects in view tried with a direction ("push
 // coffin west"), the most salient first.
