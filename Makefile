@@ -25,11 +25,11 @@ view:
 ## check: the quick inner loop: gofmt, then go vet and staticcheck (a pinned
 ## version through go run, skipped with a message when it cannot be built)
 ## beside go test -short, which skips the long end-to-end, fault-deadline,
-## soak, local-model and whole-suite game tests. With the build cache warm and
-## every test run afresh it costs 138 to 189 s of CPU, about half of it linking
-## 79 test binaries: 110 to 198 s wall on the 2 shared cores at load 3 to 11
-## (docs/results/2026-11-25-make-check.md); go test's cache skips the packages
-## a change did not touch.
+## soak, local-model and whole-suite game tests. On the project's 2-core
+## machine with nothing else running: 89 s wall (165 s of CPU, about half of
+## it linking 79 test binaries) with every test run afresh, 53 s after a merge
+## that touched a few packages (go test's cache skips the rest); under load
+## 110 to 198 s (docs/results/2026-11-25-make-check.md).
 check:
 	GO=$(GO) ./scripts/check.sh
 
