@@ -3,7 +3,7 @@
 GO       ?= go
 RUN      ?= runs/default
 FUZZTIME ?= 3s
-CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels ./cmd/merge ./cmd/view
+CMDS     := ./cmd/train ./cmd/eval ./cmd/sweep ./cmd/play ./cmd/inspect ./cmd/bench ./cmd/localmodels ./cmd/merge ./cmd/view ./cmd/zcheck
 
 .PHONY: run train eval view check flags test vet race fuzz bench soak clean local-models
 

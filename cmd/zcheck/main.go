@@ -57,20 +57,34 @@ type options struct {
 	verbose  bool
 }
 
-func parse(args []string, stderr io.Writer) (options, error) {
-	o := options{}
+// usage is what -h prints before the flags.
+const usage = `usage: zcheck -games DIR [flags]
+
+Replays every walkthrough of a game set through the in-process Z-machine
+driver and checks wins, scores and valid actions.
+`
+
+// newFlags binds zcheck's flags to o; -only's raw list goes to only.
+func newFlags(o *options, only *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("zcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&o.games, "games", "", "a story file or a `folder` of them (with suite.json: Jericho's walkthroughs)")
-	only := fs.String("only", "", "comma-separated game names to replay (default: every game with a walkthrough)")
+	fs.StringVar(only, "only", "", "comma-separated game names to replay (default: every game with a walkthrough)")
 	fs.BoolVar(&o.valid, "valid", false, "measure the valid actions' recall and time at every step")
 	fs.IntVar(&o.budget, "valid-budget", 0, "with -valid, the instructions one search may spend (0: the driver's default, -1: no bound)")
 	fs.IntVar(&o.every, "valid-every", 1, "with -valid, measure at every `N`th step only (a quicker estimate)")
 	fs.BoolVar(&o.check, "check", true, "compare the score, maximum and moves with the game's own answer at every step")
 	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "games replayed at once (1 for timings on one core)")
 	fs.BoolVar(&o.verbose, "v", false, "print each game's score differences and missed commands")
+	return fs
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	o := options{}
+	only := new(string)
+	fs := newFlags(&o, only)
+	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: zcheck -games DIR [flags]\n\nReplays every walkthrough of a game set through the in-process Z-machine\ndriver and checks wins, scores and valid actions.\n\nflags:\n")
+		fmt.Fprintf(stderr, "%s\nflags:\n", usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
