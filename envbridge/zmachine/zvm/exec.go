@@ -123,10 +123,16 @@ func (m *Machine) writeVar(v int, x uint16) {
 }
 
 // Indirect variable references (§6.3.4): variable 0 is the top of the
-// stack, read or written in place.
+// stack, read or written in place. The variable number is an operand, so
+// a story can give any 16-bit value where §4.2.3 allows 0-255: a larger
+// one faults (it would address past the globals table) on both paths.
 func (m *Machine) readVarInd(v int) uint16 {
 	if v == 0 {
 		return *m.peek()
+	}
+	if v > 0xff {
+		m.fault("variable number %d out of range (0-255)", v)
+		return 0
 	}
 	return m.readVar(v)
 }
@@ -134,6 +140,10 @@ func (m *Machine) readVarInd(v int) uint16 {
 func (m *Machine) writeVarInd(v int, x uint16) {
 	if v == 0 {
 		*m.peek() = x
+		return
+	}
+	if v > 0xff {
+		m.fault("variable number %d out of range (0-255)", v)
 		return
 	}
 	m.writeVar(v, x)
