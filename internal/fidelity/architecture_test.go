@@ -42,26 +42,8 @@ func TestArchitectureLocations(t *testing.T) {
 				continue
 			}
 			files++
-			path := filepath.Join(root, filepath.FromSlash(loc[1]))
-			st, err := os.Stat(path)
-			if err != nil {
-				t.Errorf("line %d: %s: %v", i+1, loc[1], err)
-				continue
-			}
-			if loc[2] == "" {
-				continue
-			}
-			symbols++
-			if st.IsDir() {
-				t.Errorf("line %d: %s is a folder, a symbol needs a file", i+1, loc[1])
-				continue
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !declares(string(src), loc[2]) {
-				t.Errorf("line %d: %s does not declare %s", i+1, loc[1], loc[2])
+			if checkLocation(t, root, i+1, loc[1], loc[2]) {
+				symbols++
 			}
 		}
 	}
@@ -69,4 +51,32 @@ func TestArchitectureLocations(t *testing.T) {
 	if files < 50 || symbols < 40 || tests < 5 {
 		t.Errorf("read %d file locations, %d symbols and %d cited tests; the page lost its paper-to-code tables?", files, symbols, tests)
 	}
+}
+
+// checkLocation fails t unless file (a path from root) exists and, when
+// symbol is not "", is a Go file that declares it; line names the page's
+// line. It reports whether a symbol was looked for.
+func checkLocation(t *testing.T, root string, line int, file, symbol string) bool {
+	t.Helper()
+	path := filepath.Join(root, filepath.FromSlash(file))
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Errorf("line %d: %s: %v", line, file, err)
+		return false
+	}
+	if symbol == "" {
+		return false
+	}
+	if st.IsDir() {
+		t.Errorf("line %d: %s is a folder, a symbol needs a file", line, file)
+		return true
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !declares(string(src), symbol) {
+		t.Errorf("line %d: %s does not declare %s", line, file, symbol)
+	}
+	return true
 }

@@ -124,26 +124,7 @@ func TestLocationsExist(t *testing.T) {
 				continue
 			}
 			locations++
-			path := filepath.Join(root, filepath.FromSlash(loc[1]))
-			st, err := os.Stat(path)
-			if err != nil {
-				t.Errorf("line %d: %s: %v", i+1, loc[1], err)
-				continue
-			}
-			if loc[2] == "" {
-				continue
-			}
-			if st.IsDir() {
-				t.Errorf("line %d: %s is a folder, a symbol needs a file", i+1, loc[1])
-				continue
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !declares(string(src), loc[2]) {
-				t.Errorf("line %d: %s does not declare %s", i+1, loc[1], loc[2])
-			}
+			checkLocation(t, root, i+1, loc[1], loc[2])
 		}
 	}
 	if rows < 40 || locations < 40 || tests < 8 {
