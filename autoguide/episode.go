@@ -143,7 +143,7 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 // trial of its task is paired with each of them that did worse and a
 // guideline is extracted from each pair (Algorithm 1).
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode != agent.Train || e.solved || out.Err != "" {
+	if !e.start.Mode.Learns() || e.solved || out.Err != "" {
 		return nil
 	}
 	task := e.start.Task

@@ -151,7 +151,7 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 	}
 	if !m.cfg.Carry {
 		e.own = NewStream()
-	} else if s.Mode == agent.Eval {
+	} else if !s.Mode.Learns() {
 		m.mu.Lock()
 		e.own = m.s.Copy()
 		e.clock = m.clock
