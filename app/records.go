@@ -98,6 +98,9 @@ func (c Config) Resolved() Config {
 	if c.Split == "" {
 		c.Split = envbridge.SplitValidUnseen
 	}
+	if c.Online == "" {
+		c.Online = OnlineFor(c.Env)
+	}
 	train, eval := envPerType(c.Env)
 	if c.PerType == PerTypeEnvDefault {
 		c.PerType = train
