@@ -301,7 +301,7 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 		return nil, err
 	}
 	defer backend.Close()
-	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods)
+	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods, cfg.Online == OnlineOn)
 	if err != nil {
 		return nil, err
 	}

@@ -208,3 +208,27 @@ func cutPath(p string) (first, rest string, ok bool) {
 	}
 	return p[:i], p[i+1:], true
 }
+
+// An evaluation directory holding frozen results (written before the
+// default went online, or by hand) is not extended by an online
+// evaluation of another method: it is moved aside, nothing lost, and the
+// protocols never share one summary.
+func TestOnlineDoesNotExtendFrozen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "valid_seen")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(filepath.Join(dir, SummaryFile), []EvalResult{{Method: "clin"}}); err != nil {
+		t.Fatal(err)
+	}
+	kept, moved, err := keepEarlier(context.Background(), dir, []string{"samem"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept.results) != 0 || moved == "" {
+		t.Fatalf("kept %d earlier results, moved to %q; want the frozen directory moved aside", len(kept.results), moved)
+	}
+	if _, err := os.Stat(filepath.Join(moved, SummaryFile)); err != nil {
+		t.Errorf("the frozen results were not kept aside: %v", err)
+	}
+}
