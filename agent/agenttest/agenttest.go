@@ -105,6 +105,10 @@ type Options struct {
 	// these tasks cannot give. Otherwise the online clause requires the
 	// evaluation to change it.
 	OnlineKeeps bool
+	// OnlineFromWins says that the method learns only from won episodes
+	// (AWM induces workflows from successes): the online clause then
+	// requires a change exactly when an online episode was won.
+	OnlineFromWins bool
 }
 
 // defaultSuite is the world the suite plays when Options.Suite is nil: a
@@ -548,11 +552,15 @@ func checkOnline(ctx context.Context, c *config) error {
 	if err != nil {
 		return err
 	}
+	keeps := c.OnlineKeeps
+	if c.OnlineFromWins {
+		keeps = !slices.ContainsFunc(eps, func(ep runner.Episode) bool { return ep.Outcome.Won })
+	}
 	d := sameFiles(f.saves[0], files)
 	switch {
-	case c.OnlineKeeps && d != "":
-		return fmt.Errorf("online evaluation changed the saved memory of %s, which says it keeps it: %s", m.Name(), d)
-	case !c.OnlineKeeps && d == "":
+	case keeps && d != "":
+		return fmt.Errorf("online evaluation changed the saved memory of %s, which should keep it (OnlineKeeps %v, OnlineFromWins %v): %s", m.Name(), c.OnlineKeeps, c.OnlineFromWins, d)
+	case !keeps && d == "":
 		return fmt.Errorf("online evaluation left the saved memory of %s as training left it: it learned nothing online", m.Name())
 	}
 	return nil
