@@ -182,7 +182,7 @@ var settings = sync.OnceValue(func() []Setting {
 		{Flag: "per-type", Key: "eval-per-type", Cmds: CmdEval, Effect: ChangesResult,
 			Usage: "evaluate only the first `count` tasks of each task type of the split (0: all; default: the environment's paper's, seed 002 App. B.1: every ALFWorld task, the top 3 variants of each ScienceWorld type)",
 			Field: func(c *Config) any { return (*perTypeValue)(&c.EvalPerType) }},
-		{Flag: "online", Cmds: CmdEval, Effect: ChangesResult,
+		{Flag: "online", Cmds: CmdEval | CmdSweep, Effect: ChangesResult,
 			Usage: "memory keeps learning during the evaluation: on (-online alone) or off; each episode acts greedily as in a frozen evaluation and updates memory as in training (SAMem: Eq. 4-5 updates, clustering, and forgetting at the end of the pass), and the memory left is saved in the evaluation's directory (memory/<method>/), never over the training checkpoint; default env: on for AgentBoard's Jericho games (seed 002 App. B.1's online evolving protocol), off elsewhere (seed 002 Sec. 4.1: frozen memory)",
 			Field: func(c *Config) any { return &c.Online }},
 		{Flag: "max-errors", Cmds: CmdEval, Effect: ExecutionOnly,
