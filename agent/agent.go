@@ -18,7 +18,9 @@ import (
 	"github.com/samem/trainer/envbridge"
 )
 
-// Mode says whether an episode may change the method's memory.
+// Mode says how an episode acts and whether it may change the method's
+// memory. Each method asks the mode's questions (Learns, Explores,
+// Evaluates) rather than comparing modes, so that each rule is stated once.
 type Mode int
 
 const (
@@ -26,11 +28,31 @@ const (
 	Train Mode = iota
 	// Eval: memory is frozen; the episode only reads it.
 	Eval
+	// Online: an evaluation episode that keeps learning (seed 002 App.
+	// B.1's Jericho protocol, "online evolving"): it acts as in Eval (no
+	// exploration, memory read as at evaluation) and updates memory as
+	// in Train.
+	Online
 )
 
+// Learns reports whether the episode updates memory (Train, Online).
+func (m Mode) Learns() bool { return m != Eval }
+
+// Explores reports whether the episode may explore (Train only: every
+// evaluation is greedy).
+func (m Mode) Explores() bool { return m == Train }
+
+// Evaluates reports whether the episode is an evaluation episode (Eval,
+// Online): it is scored, plays a held-out task once (or under the
+// method's evaluation trials) and reads memory as evaluation does.
+func (m Mode) Evaluates() bool { return m != Train }
+
 func (m Mode) String() string {
-	if m == Eval {
+	switch m {
+	case Eval:
 		return "eval"
+	case Online:
+		return "online"
 	}
 	return "train"
 }
@@ -47,7 +69,7 @@ type Start struct {
 	// Episode is the index of this episode in the training schedule
 	// (iteration*len(tasks) + task index) and Episodes the schedule's total;
 	// exploration schedules (seed 002 Eq. 7) are functions of the two.
-	// In Eval mode both are 0.
+	// In Eval and Online mode both are 0.
 	Episode, Episodes int
 	// Iteration is the training iteration (0-based); Trial counts the earlier
 	// trials of this same task in this run (CLIN's adaptation, seed 004 Eq. 2).

@@ -137,6 +137,10 @@ type Config struct {
 	// ScienceWorld; seed 004 App. C: "the first 10 test variants"); 0: all;
 	// PerTypeEnvDefault: the environment's paper's, see Resolved.
 	EvalPerType int `json:"eval_per_type,omitempty"`
+	// Online: whether memory keeps learning during the evaluation
+	// (agent.Online, runner.EvalConfig.Online); "": the environment's
+	// paper's protocol, see Resolved (OnlineFor).
+	Online Online `json:"online,omitempty"`
 	// MaxErrors is how many errored episodes eval tolerates before it
 	// keeps its results apart and exits non-zero (-max-errors); not saved.
 	MaxErrors int `json:"-"`
@@ -294,6 +298,9 @@ func (c Config) Validate() error {
 	}
 	if c.Tasks < 0 {
 		return bad("tasks", "%d: must not be negative", c.Tasks)
+	}
+	if !c.Online.valid() {
+		return bad("online", "%q: want on, off or env", string(c.Online))
 	}
 	if c.MaxErrors < 0 {
 		return bad("max-errors", "%d: want 0 or more", c.MaxErrors)

@@ -149,6 +149,9 @@ func dryEpisode(ctx context.Context, cfg Config, cmd Command, name string, b *Ba
 	trials := 1
 	if cmd == CmdEval {
 		start.Mode, start.Rand = agent.Eval, runner.EpisodeRand(cfg.Seed, 0, 0)
+		if cfg.Resolved().Online == OnlineOn {
+			start.Mode = agent.Online // its learning calls are part of the cost
+		}
 		if _, err := loadLatest(ctx, cfg, name, m, b); err != nil {
 			return e, err
 		}

@@ -56,8 +56,11 @@ type EvalResult struct {
 	ReasoningTokens int64   `json:"reasoning_tokens"`
 	CostUSD         float64 `json:"cost_usd"`
 	// Memory is the size of the method's memory (states, thoughts, entries,
-	// abstractions, triplets, ...).
-	Memory     map[string]int            `json:"memory,omitempty"`
+	// abstractions, triplets, ...) at the end of the evaluation.
+	Memory map[string]int `json:"memory,omitempty"`
+	// Online is set when the memory kept learning during the evaluation
+	// (-online): the rates are not those of a frozen memory.
+	Online     *OnlineRecord             `json:"online,omitempty"`
 	ByType     map[string]runner.Summary `json:"by_type"`
 	Checkpoint string                    `json:"checkpoint,omitempty"`
 	Usage      llm.Report                `json:"usage"`
@@ -175,6 +178,11 @@ func Eval(ctx context.Context, cfg Config, io Streams) (results []EvalResult, er
 	}
 	cfg = cfg.Resolved()
 	switch {
+	case cfg.Shard.Active() && cfg.Online == OnlineOn:
+		// The memory of an online evaluation is one sequence of updates
+		// over every task; parts played apart would each learn from
+		// their own tasks only.
+		return nil, &SettingError{Flag: "online", Reason: "an evaluation whose memory keeps learning plays its tasks as one sequence and cannot be split with -shard; evaluate without -shard, or with -online=false"}
 	case cfg.Shard.Active():
 		return nil, evalShard(ctx, cfg, io)
 	case len(cfg.Seeds) > 0:
@@ -238,6 +246,11 @@ type methodRun struct {
 	Checkpoint string
 	Memory     map[string]int
 	Trials     int
+	// Online is set when the memory kept learning; Learned is then the
+	// directory saveOnline wrote the memory to ("": nothing saved), moved
+	// into the evaluation's directory by writeEvaluation.
+	Online  *OnlineRecord
+	Learned string
 }
 
 // loadMethod builds a method of cfg on backend and loads its latest
@@ -288,7 +301,7 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 		return nil, err
 	}
 	defer backend.Close()
-	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods)
+	kept, movedTo, err := keepEarlier(ctx, outDir, cfg.Methods, cfg.Online == OnlineOn)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +328,12 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 		prog := NewProgress(io.Err, io.TTY)
 		prog.Meter = meter
 		prog.Every = cfg.ProgressEvery
-		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: set.suite, Tasks: set.tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog})
+		online := cfg.Online == OnlineOn
+		var trained map[string]int
+		if sz, ok := m.(agent.Sizer); ok && online {
+			trained = sz.Size()
+		}
+		eps, err := runner.Evaluate(llm.WithMeter(ctx, meter), runner.EvalConfig{Method: m, Suite: set.suite, Tasks: set.tasks, Workers: cfg.Workers, Seed: cfg.Seed, Stop: io.Stop, Progress: prog, Online: online})
 		acct.Methods[name] = meter.Report()
 		run := methodRun{Name: name, Episodes: eps, Usage: acct.Methods[name], Checkpoint: ckpt, Trials: 1}
 		if tr, ok := m.(agent.EvalTrialer); ok {
@@ -323,6 +341,18 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 		}
 		if sz, ok := m.(agent.Sizer); ok {
 			run.Memory = sz.Size()
+		}
+		if online {
+			run.Online = &OnlineRecord{Trained: trained, Order: onlineOrder(cfg.Workers)}
+			dir, serr := saveOnline(ctx, outDir, name, m)
+			if serr != nil {
+				err = errors.Join(err, serr)
+			}
+			if dir != "" {
+				defer os.RemoveAll(dir) // moved into place by writeEvaluation, else dropped
+				run.Learned = dir
+				run.Online.Memory = filepath.ToSlash(filepath.Join(OnlineMemoryDir, name))
+			}
 		}
 		runs = append(runs, run)
 		if err != nil {
@@ -359,6 +389,7 @@ func writeEvaluation(ctx context.Context, cfg Config, paper map[string]int, outD
 		res := evalSummary(cfg.Seed, run.Name, cfg.Split, run.Episodes, run.Trials, paper, run.Usage, history)
 		res.Checkpoint = run.Checkpoint
 		res.Memory = run.Memory
+		res.Online = run.Online
 		results = append(results, res)
 		rows = append(rows, episodeRows(cfg.Seed, run.Name, cfg.Split, run.Episodes, paper)...)
 		fin := finalTrials(run.Episodes)
@@ -431,6 +462,9 @@ func writeEvaluation(ctx context.Context, cfg Config, paper map[string]int, outD
 			return err
 		}
 		if err := writeJSON(filepath.Join(tmp, EvalUsageFile), acct); err != nil {
+			return err
+		}
+		if err := placeOnlineMemory(tmp, outDir, kept, runs); err != nil {
 			return err
 		}
 		return swapDir(tmp, dest)

@@ -377,7 +377,7 @@ func mergeSet(ctx context.Context, run, set string, io Streams) ([]string, error
 		if err != nil {
 			return written, err
 		}
-		kept, movedTo, err := keepEarlier(ctx, outDir, c.Methods)
+		kept, movedTo, err := keepEarlier(ctx, outDir, c.Methods, false) // a sharded evaluation is never online
 		if err != nil {
 			return written, err
 		}

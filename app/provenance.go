@@ -415,6 +415,9 @@ func (p Provenance) Short() string {
 		parts = append(parts, "embeddings "+p.Models.Embed)
 	}
 	parts = append(parts, fmt.Sprintf("%d prompt templates (set %s)", len(p.Prompts), short(p.PromptSet)))
+	if p.Command == "eval" && p.Settings.Online == OnlineOn {
+		parts = append(parts, "memory learned online during the evaluation (-online; saved in memory/<method>/)")
+	}
 	if len(p.Environment.Files) > 0 {
 		var fs []string
 		for _, f := range p.Environment.Files {

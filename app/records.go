@@ -98,6 +98,9 @@ func (c Config) Resolved() Config {
 	if c.Split == "" {
 		c.Split = envbridge.SplitValidUnseen
 	}
+	if c.Online == "" {
+		c.Online = OnlineFor(c.Env)
+	}
 	train, eval := envPerType(c.Env)
 	if c.PerType == PerTypeEnvDefault {
 		c.PerType = train
@@ -264,8 +267,10 @@ type earlier struct {
 // beside the earlier ones instead of dropping them. When the earlier files
 // cannot be read (a results file of an older format, a damaged file), the
 // directory is moved aside to dir.earlier-N, whose path is returned: nothing
-// saved is lost either way.
-func keepEarlier(ctx context.Context, dir string, methods []string) (earlier, string, error) {
+// saved is lost either way. Earlier results of the other protocol (a
+// frozen evaluation beside an online one, online true) are not mixed with
+// the new ones: the directory is moved aside too.
+func keepEarlier(ctx context.Context, dir string, methods []string, online bool) (earlier, string, error) {
 	var prev []EvalResult
 	if err := readJSON(filepath.Join(dir, SummaryFile), &prev); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -276,6 +281,9 @@ func keepEarlier(ctx context.Context, dir string, methods []string) (earlier, st
 	var e earlier
 	for _, r := range prev {
 		if !slices.Contains(methods, r.Method) {
+			if (r.Online != nil) != online {
+				return moveAside(dir)
+			}
 			e.results = append(e.results, r)
 		}
 	}

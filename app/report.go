@@ -74,6 +74,9 @@ func WriteReport(run, split string) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	for _, r := range results {
+		if r.Online != nil {
+			d.Online = append(d.Online, r.Method)
+		}
 		seen[r.Method] = true
 		if len(r.Seeds) > 1 && d.Seeds == nil {
 			d.Seeds = r.Seeds

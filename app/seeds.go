@@ -295,6 +295,13 @@ func meanResult(rs []EvalResult, seeds []int64) EvalResult {
 	out := rs[0]
 	out.Seeds = seeds
 	out.Checkpoint = ""
+	if out.Online != nil {
+		// Each seed's learned memory is in its own evaluation directory
+		// (seeds/<seed>/eval/...), the sizes there too.
+		o := *out.Online
+		o.Memory, o.Trained = "", nil
+		out.Online = &o
+	}
 	n := float64(len(rs))
 	sums := make([]runner.Summary, len(rs))
 	for i, r := range rs {

@@ -45,6 +45,9 @@ func TestConformance(t *testing.T) {
 				},
 				Script: script,
 				Errors: []error{arigraph.ErrFormat},
+				// Zero-shot AriGraph's graph is the episode's own: an
+				// online evaluation has nothing to keep.
+				OnlineKeeps: !cfg.Carry,
 			})
 		})
 	}

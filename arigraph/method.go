@@ -423,10 +423,10 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: with Config.Carry, a training episode
-// stores its map and type-level placements; otherwise the graph is dropped.
+// Finish implements agent.Episode: with Config.Carry, an episode that
+// learns (training, online evaluation) stores its map and type-level placements; otherwise the graph is dropped.
 func (e *episode) Finish(_ context.Context, _ agent.Outcome) error {
-	if e.s.Mode != agent.Train || !e.m.cfg.Carry {
+	if !e.s.Mode.Learns() || !e.m.cfg.Carry {
 		return nil
 	}
 	m := e.m

@@ -323,11 +323,11 @@ func (m *Method) book() ([]string, [][]Guideline) {
 // Start implements agent.Method.
 func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) {
 	e := &episode{m: m, start: s}
-	if s.Mode == agent.Train {
+	if !s.Mode.Evaluates() {
 		snap := m.taskSnapshot(s.Task.ID)
 		e.solved, e.reflections = snap.solved, snap.reflections
 	}
-	e.guided = s.Mode == agent.Eval || m.cfg.Online
+	e.guided = s.Mode.Evaluates() || m.cfg.Online
 	if m.roles.offline() {
 		e.actor = m.off.Begin(s)
 	}

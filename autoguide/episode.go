@@ -138,12 +138,12 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: a training trial of a task not solved
-// yet is kept; a failed one is reflected on; one better than every earlier
+// Finish implements agent.Episode: a trial that learns (training, or an
+// online evaluation, agent.Online) of a task not solved yet is kept; a failed one is reflected on; one better than every earlier
 // trial of its task is paired with each of them that did worse and a
 // guideline is extracted from each pair (Algorithm 1).
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode != agent.Train || e.solved || out.Err != "" {
+	if !e.start.Mode.Learns() || e.solved || out.Err != "" {
 		return nil
 	}
 	task := e.start.Task

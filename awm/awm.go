@@ -240,7 +240,7 @@ func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error
 		}
 	}
 	m.mu.Unlock()
-	if len(shown) == 0 && s.Mode == agent.Eval {
+	if len(shown) == 0 && s.Mode.Evaluates() {
 		var err error
 		if shown, err = m.fallback(ctx, s.Task.Goal, name); err != nil {
 			return nil, err
@@ -456,11 +456,12 @@ func (e *episode) Observe(_ context.Context, t agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: a successful training episode is
-// learned from; nothing else changes memory.
+// Finish implements agent.Episode: a successful episode that learns
+// (training, online evaluation: AWM's online induction) is learned from;
+// nothing else changes memory.
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
 	won := out.Won || (out.MaxScore > 0 && out.Score >= out.MaxScore)
-	if e.start.Mode != agent.Train || out.Err != "" || !won {
+	if !e.start.Mode.Learns() || out.Err != "" || !won {
 		return nil
 	}
 	t := e.start.Task

@@ -30,5 +30,7 @@ func TestConformance(t *testing.T) {
 		},
 		Script: script,
 		Errors: []error{awm.ErrFormat},
+		// Workflows are induced from successes only (spec §3.1).
+		OnlineFromWins: true,
 	})
 }

@@ -170,9 +170,10 @@ type reflexionEpisode struct {
 	r *Reflexion
 }
 
-// Finish implements agent.Episode: a failed training trial is reflected on.
+// Finish implements agent.Episode: a failed trial that learns (training,
+// online evaluation) is reflected on.
 func (e *reflexionEpisode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode != agent.Train || out.Won || out.Err != "" {
+	if !e.start.Mode.Learns() || out.Won || out.Err != "" {
 		return nil
 	}
 	var text string

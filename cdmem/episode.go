@@ -55,7 +55,7 @@ func (e *episode) prepare(first string) {
 	for i, g := range items {
 		rec.Items = append(rec.Items, agent.RecallItem{ID: typ + "/" + outcomes[i] + "/" + strconv.Itoa(i), Kind: "guidance_" + outcomes[i], Text: g, Used: true})
 	}
-	if e.start.Mode == agent.Train {
+	if !e.start.Mode.Evaluates() {
 		if l := m.locals[e.start.Task.ID]; l != nil {
 			e.solved = l.solved
 			e.view.Reflections = lastN(l.reflections, m.cfg.Keep)
@@ -156,12 +156,13 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: after a training trial of a task not
+// Finish implements agent.Episode: after a trial that learns (training,
+// or online evaluation: CDMem's own setting, spec Sec. 8) of a task not
 // solved yet, the expert encoding, the reflection, the registration under
 // the scene and the (type, outcome) bucket, and the summaries whose batch
 // rule fires (spec Sec. 3).
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode != agent.Train || e.solved || out.Err != "" || len(e.steps) == 0 {
+	if !e.start.Mode.Learns() || e.solved || out.Err != "" || len(e.steps) == 0 {
 		return nil
 	}
 	m, task := e.m, e.start.Task

@@ -164,12 +164,22 @@ func (e *episode) Observe(_ context.Context, tr agent.Transition) error {
 }
 
 // Finish implements agent.Episode: in Train mode the memory generator writes
-// the task's next memory (Eq. 2); in Eval mode the trained memory is frozen,
-// and only under G+A is a held-out task's scratch memory adapted, when the
-// task will be retried: the trial was not won, ended without an error, and
-// was not the last (Config.Trials).
+// the task's next memory (Eq. 2). In an evaluation, only under G+A is a
+// held-out task's scratch memory adapted, when the task will be retried:
+// the trial was not won, ended without an error, and was not the last
+// (Config.Trials). A frozen evaluation leaves the trained memory as it was;
+// an online one (agent.Online) also writes the trial's memory as a training
+// trial of its task would, so that the meta-memories of the tasks after it
+// (GEN-ENV, GEN-TASK) draw on it.
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode == agent.Eval {
+	if e.start.Mode.Evaluates() {
+		if e.start.Mode.Learns() && out.Err == "" {
+			learn := e.start
+			learn.Mode = agent.Train
+			if err := e.m.finish(ctx, learn, e.trace, out); err != nil {
+				return err
+			}
+		}
 		if !e.m.cfg.GA || out.Won || out.Err != "" || e.start.Trial+1 >= e.m.cfg.Trials {
 			return nil
 		}

@@ -360,20 +360,20 @@ func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error
 
 func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction, error) {
 	store := m.tasks
-	if s.Mode == agent.Eval {
+	if s.Mode.Evaluates() {
 		store = m.adapting
 	}
 	m.mu.Lock()
-	if tm := store[s.Task.ID]; tm != nil && (len(tm.Trials) > 0 || tm.HasMeta) && (s.Mode == agent.Train || s.Trial > 0) {
+	if tm := store[s.Task.ID]; tm != nil && (len(tm.Trials) > 0 || tm.HasMeta) && (!s.Mode.Evaluates() || s.Trial > 0) {
 		// A later trial: the memory adapted after the last one (Eq. 2).
 		mem := append([]Abstraction(nil), tm.current()...)
 		m.mu.Unlock()
 		return mem, nil
 	}
-	genTask := s.Mode == agent.Eval && m.cfg.GenTask
+	genTask := s.Mode.Evaluates() && m.cfg.GenTask
 	arch := m.archive(s.Task.Type, s.Task.ID, genTask && m.genTaskOtherTypes(s.Style))
 	m.mu.Unlock()
-	if s.Mode == agent.Train && !m.cfg.MetaFirstTrial {
+	if !s.Mode.Evaluates() && !m.cfg.MetaFirstTrial {
 		arch = nil // ADAPT: the first trial starts with an empty memory
 	}
 
@@ -387,12 +387,12 @@ func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction,
 			return nil, fmt.Errorf("clin: meta-memory for %s: %w", s.Task.ID, err)
 		}
 	}
-	if s.Mode == agent.Eval && !m.cfg.GA {
+	if s.Mode.Evaluates() && !m.cfg.GA {
 		return meta, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s.Mode == agent.Eval {
+	if s.Mode.Evaluates() {
 		// G+A: the task's first trial starts a fresh scratch memory.
 		tm := &taskMemory{Task: s.Task, Meta: nilIfEmpty(meta), HasMeta: true}
 		m.adapting[s.Task.ID] = tm
@@ -410,10 +410,12 @@ func (m *Method) startMemory(ctx context.Context, s agent.Start) ([]Abstraction,
 }
 
 // finish runs the memory generator after a training trial, or after a
-// trial of a held-out task under G+A (Eq. 2).
+// trial of a held-out task under G+A (Eq. 2): an evaluation trial's memory
+// is the task's scratch memory (Method.adapting), a training trial's the
+// task's memory that meta-memories are built from (Method.tasks).
 func (m *Method) finish(ctx context.Context, s agent.Start, trace []Step, out agent.Outcome) error {
 	store := m.tasks
-	if s.Mode == agent.Eval {
+	if s.Mode.Evaluates() {
 		store = m.adapting
 	}
 	m.mu.Lock()

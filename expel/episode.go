@@ -129,11 +129,12 @@ func (e *episode) Observe(_ context.Context, t agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: a gathering trial goes into the pool
-// (a failure is reflected on); evaluation stores nothing, and neither do a
+// Finish implements agent.Episode: a gathering trial, or an online
+// evaluation trial, goes into the pool (a failure is reflected on); a
+// frozen evaluation stores nothing, and neither do a
 // replay of a solved task, a trial of a task given up, or an errored one.
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode != agent.Train || out.Err != "" || e.replay != nil || e.spent {
+	if !e.start.Mode.Learns() || out.Err != "" || e.replay != nil || e.spent {
 		return nil
 	}
 	t := e.start.Task

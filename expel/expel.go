@@ -291,7 +291,7 @@ func success(out agent.Outcome) bool {
 // Start implements agent.Method.
 func (m *Method) Start(ctx context.Context, s agent.Start) (agent.Episode, error) {
 	e := &episode{m: m, start: s}
-	if s.Mode == agent.Train {
+	if !s.Mode.Evaluates() {
 		var g Guidance
 		m.mu.Lock()
 		m.style = s.Style

@@ -413,12 +413,13 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: after a training episode, the graph as
-// the task's world will be after a reset becomes the task's memory
-// (lifelong.go); evaluation leaves memory as it was.
+// Finish implements agent.Episode: after an episode that learns (training,
+// online evaluation), the graph as the task's world will be after a reset
+// becomes the task's memory (lifelong.go); a frozen evaluation leaves
+// memory as it was.
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
 	var kept *Graph
-	if e.mode == agent.Train {
+	if e.mode.Learns() {
 		if g, ok := e.resetKnowledge(); ok {
 			kept = g
 		}

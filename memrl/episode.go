@@ -73,7 +73,7 @@ func (e *episode) begin(ctx context.Context, obs envbridge.Observation) error {
 	}
 	e.vector = vs[0]
 	rng := e.start.Rand
-	if e.start.Mode != agent.Train {
+	if !e.start.Mode.Explores() {
 		rng = nil // evaluation is greedy
 	}
 	m.mu.Lock()
@@ -159,11 +159,12 @@ func (e *episode) Observe(_ context.Context, t agent.Transition) error {
 	return nil
 }
 
-// Finish implements agent.Episode: a training episode that ended without
-// error writes its script (won) or reflection (not won) now, outside the
-// lock, and waits for the batch's end with its reward.
+// Finish implements agent.Episode: an episode that learns (training,
+// online evaluation) and ended without error writes its script (won) or
+// reflection (not won) now, outside the lock, and waits for the batch's end
+// (EndIteration) with its reward.
 func (e *episode) Finish(ctx context.Context, out agent.Outcome) error {
-	if e.start.Mode != agent.Train || out.Err != "" || !e.begun {
+	if !e.start.Mode.Learns() || out.Err != "" || !e.begun {
 		return nil
 	}
 	lesson, err := e.lesson(ctx, out)

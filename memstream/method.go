@@ -77,9 +77,10 @@ var ErrConfig = errors.New("memstream: invalid configuration")
 // What persists: by default nothing. Every episode, in Train and Eval,
 // starts with an empty stream of its own and drops it at the end, as
 // AriGraph's episodes start with an empty graph (so training is a no-op and
-// the saved stream is empty). With Config.Carry, in Train every observation
-// and reflection joins one shared stream, tagged with its task, and in Eval
-// an episode reads the shared stream (retrieval does not even update its
+// the saved stream is empty). With Config.Carry, in Train (and in an online
+// evaluation, agent.Online) every observation and reflection joins one
+// shared stream, tagged with its task, and in Eval an episode reads the
+// shared stream (retrieval does not even update its
 // access times) and writes to a private copy dropped at the end.
 // Placements are read only from memories of the episode's own task (its
 // environment instance); memories of other tasks reach working memory as
@@ -151,7 +152,7 @@ func (m *Method) Start(_ context.Context, s agent.Start) (agent.Episode, error) 
 	}
 	if !m.cfg.Carry {
 		e.own = NewStream()
-	} else if s.Mode == agent.Eval {
+	} else if !s.Mode.Learns() {
 		m.mu.Lock()
 		e.own = m.s.Copy()
 		e.clock = m.clock
@@ -166,7 +167,7 @@ type episode struct {
 	rng     *rand.Rand
 	roles   Roles
 	off     OfflineEpisode // nil with a model
-	own     *Stream        // the episode's own stream (Eval, or without Carry); nil: the shared one
+	own     *Stream        // the episode's own stream (a frozen evaluation, or without Carry); nil: the shared one
 	clock   int
 	lastObs string
 	history []Step

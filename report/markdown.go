@@ -37,6 +37,9 @@ func Markdown(d Data, plots map[string]bool) string {
 		b.WriteString("**" + OfflineNote + "** They show that the pipeline runs and learns, not how the methods compare with a real model; no tokens are spent.\n\n")
 	}
 
+	if len(d.Online) > 0 {
+		fmt.Fprintf(&b, "**%s** (%s). Their memory after the evaluation is in memory/<method>/ of the evaluation's directory; the training checkpoint is unchanged.\n\n", OnlineNote, strings.Join(d.Online, ", "))
+	}
 	provenanceSection(&b, d)
 	if len(d.Methods) > 0 {
 		comparison(&b, d)

@@ -89,6 +89,10 @@ type Method struct {
 // backend, wherever it is printed (terminal tables, report.md, viewer).
 const OfflineNote = "Offline backend: rule-based roles and a hashing embedder play instead of a language model; these numbers measure the methods' offline rules, not a model."
 
+// OnlineNote labels the results of an evaluation whose memory kept
+// learning (seed 002 App. B.1's Jericho protocol), wherever it is printed.
+const OnlineNote = "Memory learned during this evaluation (online, seed 002 App. B.1): each episode updated the memory the later episodes used, so these rates are not those of a frozen memory"
+
 // NeverGuided reports whether the method keeps a memory (it is no
 // baseline) that guided none of its evaluated steps (Use, from
 // runner.GuidedShare; app.EvalResult.NeverGuided says the same).
@@ -172,6 +176,10 @@ type Data struct {
 	// the differences found between the runs compared.
 	Provenance string
 	Warnings   []string
+	// Online names the methods whose memory kept learning during the
+	// evaluation (-online), so that their rates are not read as a frozen
+	// memory's.
+	Online []string
 }
 
 // File names inside the report directory.

@@ -26,7 +26,7 @@ type Episode struct {
 	// Trial is the trial of the task in an evaluation with several trials
 	// per task (agent.EvalTrialer, CLIN's G+A); 0 otherwise.
 	Trial int `json:"trial,omitempty"`
-	// Mode is the episode's mode ("train" or "eval"), Iteration a
+	// Mode is the episode's mode ("train", "eval" or "online"), Iteration a
 	// training episode's iteration: with Index they place a training
 	// episode in the schedule, so that a record of training can be read
 	// back in order and an episode replayed after a resume recognised.

@@ -9,8 +9,9 @@ import (
 	"github.com/samem/trainer/envbridge"
 )
 
-// EvalConfig describes an evaluation of one method on held-out tasks with
-// frozen memory (seed 002 Sec. 3.3).
+// EvalConfig describes an evaluation of one method on held-out tasks, with
+// frozen memory (seed 002 Sec. 3.3) or, with Online, memory that keeps
+// learning (seed 002 App. B.1's Jericho protocol).
 type EvalConfig struct {
 	Method agent.Method
 	Suite  envbridge.Suite
@@ -24,9 +25,23 @@ type EvalConfig struct {
 	Seed     int64
 	Stop     <-chan struct{}
 	Progress Progress
+	// Online plays every episode in agent.Online mode: greedy as in Eval,
+	// updating memory as in Train, and ends the pass as a training
+	// iteration ends (agent.IterationEnder: SAMem's forgetting, ExpeL's
+	// extraction, MemRL's batch update), so that the memory left is what
+	// one more training iteration over these tasks would leave. With more
+	// than one worker the order in which episodes update memory is the
+	// order they finish in, which is not fixed; one worker plays and
+	// learns in task order.
+	Online bool
 }
 
-// Evaluate plays every task once in Eval mode and returns the episodes in
+// OnlineIteration is the iteration number an online evaluation's pass
+// passes to agent.IterationEnder (training's are 0 and up).
+const OnlineIteration = -1
+
+// Evaluate plays every task once in Eval mode (Online mode with
+// cfg.Online) and returns the episodes in
 // task order. Episodes that ended in an error are kept (errored, counted
 // apart by Summarize); only a cancelled context or Stop ends it early, with the
 // episodes played so far and ErrInterrupted.
@@ -47,6 +62,10 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 	if cfg.Indices != nil && len(cfg.Indices) != len(cfg.Tasks) {
 		return nil, fmt.Errorf("evaluate: %d indices for %d tasks", len(cfg.Indices), len(cfg.Tasks))
 	}
+	mode := agent.Eval
+	if cfg.Online {
+		mode = agent.Online
+	}
 	jobs := make([]job, len(cfg.Tasks))
 	for i, t := range cfg.Tasks {
 		at := i
@@ -55,7 +74,7 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 		}
 		// The evaluation's randomness is independent of training's: a
 		// different stream of the same seed (trial k: iteration -1-k).
-		jobs[i] = job{index: at, start: agent.Start{Task: t, Mode: agent.Eval, Style: cfg.Suite.Style(), Rand: EpisodeRand(cfg.Seed, -1, at)}}
+		jobs[i] = job{index: at, start: agent.Start{Task: t, Mode: mode, Style: cfg.Suite.Style(), Rand: EpisodeRand(cfg.Seed, -1, at)}}
 	}
 	byIndex := make(map[int]job, len(jobs))
 	for _, j := range jobs {
@@ -115,6 +134,11 @@ func Evaluate(ctx context.Context, cfg EvalConfig) ([]Episode, error) {
 	prog.End(fmt.Sprintf("eval %s: success %.2f (%d/%d completed), avg steps %.1f, %d errored", cfg.Method.Name(), s.SuccessRate, s.Successes, s.Completed, s.AvgSteps, s.Errors))
 	if len(tasks) < len(cfg.Tasks) || interrupted {
 		return eps, fmt.Errorf("%w: evaluated %d of %d tasks", ErrInterrupted, len(tasks), len(cfg.Tasks))
+	}
+	if ie, ok := cfg.Method.(agent.IterationEnder); ok && cfg.Online {
+		if err := ie.EndIteration(ctx, OnlineIteration); err != nil {
+			return eps, fmt.Errorf("end of the online evaluation of %s: %w", cfg.Method.Name(), err)
+		}
 	}
 	return eps, nil
 }

@@ -31,9 +31,10 @@ type episode struct {
 	unstored bool
 }
 
-// locate summarises obs into a state and finds its cluster: in training the
-// state joins or creates one (Algorithm 1, line 20); in evaluation memory is
-// frozen, so the state is only matched.
+// locate summarises obs into a state and finds its cluster: when the
+// episode learns (training, online evaluation) the state joins or creates
+// one (Algorithm 1, line 20); in a frozen evaluation the state is only
+// matched.
 func (e *episode) locate(ctx context.Context, action string, obs envbridge.Observation) error {
 	text, err := e.sum.Summarize(ctx, action, obs)
 	if err != nil {
@@ -46,7 +47,7 @@ func (e *episode) locate(ctx context.Context, action string, obs envbridge.Obser
 	e.stateText, e.stateVec = text, vec
 	e.m.mu.Lock()
 	defer e.m.mu.Unlock()
-	if e.s.Mode == agent.Train {
+	if e.s.Mode.Learns() {
 		e.state, err = e.m.states.Assign(vec, text)
 		e.matched = err == nil
 	} else {
@@ -59,7 +60,8 @@ func (e *episode) locate(ctx context.Context, action string, obs envbridge.Obser
 }
 
 // Act implements agent.Episode: Eq. 6. With probability epsilon (training
-// only) the thinker explores freely; otherwise it is guided by the
+// only: every evaluation, online included, is greedy) the thinker explores
+// freely; otherwise it is guided by the
 // highest-valued thought of the state's cluster, whatever its value (with
 // Config.GuidePositive only a positive one). A state with no stored thought
 // that forgetting left, or (in evaluation) a state that matches no cluster,
@@ -71,7 +73,7 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		}
 		e.started = true
 	}
-	explore := e.s.Mode == agent.Train && e.s.Rand.Float64() < e.m.epsilonAt(e.s, e.steps)
+	explore := e.s.Mode.Explores() && e.s.Rand.Float64() < e.m.epsilonAt(e.s, e.steps)
 	guide, guideID, retried := "", int64(-1), false
 	if !explore {
 		guide, guideID = e.m.guide(e.state, e.stateVec, e.matched, e.s.Mode)
@@ -85,9 +87,9 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 		return agent.Decision{}, err
 	}
 	e.unstored = false
-	if key := memoryKey(e.m.cfg, d); e.s.Mode == agent.Train && strings.TrimSpace(key) == "" {
+	if key := memoryKey(e.m.cfg, d); e.s.Mode.Learns() && strings.TrimSpace(key) == "" {
 		e.unstored = true
-	} else if e.s.Mode == agent.Train {
+	} else if e.s.Mode.Learns() {
 		vec, err := e.m.embed(ctx, key)
 		if err != nil {
 			return agent.Decision{}, fmt.Errorf("thought: %w", err)
@@ -103,7 +105,8 @@ func (e *episode) Act(ctx context.Context, obs envbridge.Observation) (agent.Dec
 }
 
 // Observe implements agent.Episode: summarise the new observation into the
-// next state and, in training, apply the Q update of the transition
+// next state and, when the episode learns (training, online evaluation),
+// apply the Q update of the transition
 // (Algorithm 1, lines 17-25). A step that ends the episode by winning or
 // losing is terminal (no bootstrap); truncation at the step limit is not a
 // property of the state, so it bootstraps as usual.
@@ -113,7 +116,7 @@ func (e *episode) Observe(ctx context.Context, tr agent.Transition) error {
 	if err := e.locate(ctx, tr.Decision.Action, tr.Result.Observation); err != nil {
 		return err
 	}
-	if e.s.Mode != agent.Train || e.unstored {
+	if !e.s.Mode.Learns() || e.unstored {
 		return nil
 	}
 	terminal := tr.Result.Done && !tr.Result.Truncated
@@ -136,7 +139,7 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) (s
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st := &m.stats
-	if mode == agent.Eval {
+	if mode.Evaluates() {
 		st = &m.evalStats
 	}
 	count := func(guided bool) {
@@ -147,7 +150,7 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) (s
 		}
 	}
 	if !matched {
-		if mode == agent.Eval {
+		if mode.Evaluates() {
 			st.Unmatched++
 		}
 		count(false)
@@ -159,7 +162,7 @@ func (m *Method) guide(s int64, vec []float32, matched bool, mode agent.Mode) (s
 	// variant's: the argmax of Eq. 6, or without Q-learning the most
 	// similar one.
 	margin := 0.0
-	if mode == agent.Eval {
+	if mode.Evaluates() {
 		margin = m.cfg.TieMargin
 	}
 	th, q, ok := m.bestUnpruned(s, margin)

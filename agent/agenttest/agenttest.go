@@ -98,6 +98,17 @@ type Options struct {
 	Workers int
 	// Seed of every run; default 1.
 	Seed int64
+	// OnlineKeeps says that an online evaluation (agent.Online) of the
+	// trained memory on Eval leaves the saved memory as it was: the
+	// method's memory is the episode's own (it has nothing to learn
+	// across episodes online) or, by its spec, learns only from episodes
+	// these tasks cannot give. Otherwise the online clause requires the
+	// evaluation to change it.
+	OnlineKeeps bool
+	// OnlineFromWins says that the method learns only from won episodes
+	// (AWM induces workflows from successes): the online clause then
+	// requires a change exactly when an online episode was won.
+	OnlineFromWins bool
 }
 
 // defaultSuite is the world the suite plays when Options.Suite is nil: a
@@ -117,6 +128,7 @@ var clauses = []clause{
 	{"eval-frozen", true, checkEvalFrozen},
 	{"round-trip", true, checkRoundTrip},
 	{"bad-checkpoint", true, checkBadCheckpoint},
+	{"online", true, checkOnline},
 	{"parallel", false, checkParallel},
 	{"show", false, checkShow},
 }
@@ -499,6 +511,66 @@ func checkEvalFrozen(ctx context.Context, c *config) error {
 		}
 	}
 	return nil
+}
+
+// checkOnline evaluates the trained memory, loaded into a fresh method,
+// with memory that keeps learning (agent.Online): no step explores, and
+// the saved memory changes unless Options.OnlineKeeps says the method has
+// nothing to learn there.
+func checkOnline(ctx context.Context, c *config) error {
+	f, err := c.fixture(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := c.New(c.chat)
+	if err != nil {
+		return fmt.Errorf("new method: %w", err)
+	}
+	if err := m.(agent.Saver).Load(ctx, f.dir); err != nil {
+		return fmt.Errorf("load %s: %w", m.Name(), err)
+	}
+	eps, err := runner.Evaluate(ctx, runner.EvalConfig{Method: m, Suite: c.Suite, Tasks: c.Eval, Workers: 1, Seed: c.Seed, Online: true})
+	if err != nil {
+		return fmt.Errorf("online evaluation of %s: %w", m.Name(), err)
+	}
+	if err := noErrors("online evaluation", eps); err != nil {
+		return err
+	}
+	// A method whose frozen evaluation never explores (epsilon-greedy
+	// methods) explores no more online; a planner's exploration of
+	// unknown places is part of how it acts in either.
+	explores := slices.ContainsFunc(f.run.eval, explored)
+	for _, ep := range eps {
+		if ep.Mode != agent.Online.String() {
+			return fmt.Errorf("online evaluation of %s played %s in mode %q", m.Name(), ep.Task.ID, ep.Mode)
+		}
+		if !explores && explored(ep) {
+			return fmt.Errorf("online evaluation of %s explored in %s, which its frozen evaluation never does", m.Name(), ep.Task.ID)
+		}
+	}
+	_, files, err := c.save(ctx, m)
+	if err != nil {
+		return err
+	}
+	keeps := c.OnlineKeeps
+	if c.OnlineFromWins {
+		keeps = !slices.ContainsFunc(eps, func(ep runner.Episode) bool { return ep.Outcome.Won })
+	}
+	d := sameFiles(f.saves[0], files)
+	switch {
+	case keeps && d != "":
+		return fmt.Errorf("online evaluation changed the saved memory of %s, which should keep it (OnlineKeeps %v, OnlineFromWins %v): %s", m.Name(), c.OnlineKeeps, c.OnlineFromWins, d)
+	case !keeps && d == "":
+		return fmt.Errorf("online evaluation left the saved memory of %s as training left it: it learned nothing online", m.Name())
+	}
+	return nil
+}
+
+// explored reports whether a decision of ep explored (Recall.Explored).
+func explored(ep runner.Episode) bool {
+	return slices.ContainsFunc(ep.Transitions, func(tr agent.Transition) bool {
+		return tr.Decision.Recall != nil && tr.Decision.Recall.Explored
+	})
 }
 
 func checkRoundTrip(ctx context.Context, c *config) error {

@@ -249,7 +249,7 @@ func stuckAt(reflections []string) map[string]bool {
 func (Roles) Begin(s agent.Start) autoguide.Actor {
 	h := fnv.New64a()
 	h.Write([]byte(s.Task.ID))
-	src := &switchSource{task: rand.NewPCG(h.Sum64(), 0x5eed), ep: s.Rand, switched: s.Mode == agent.Eval || s.Rand == nil}
+	src := &switchSource{task: rand.NewPCG(h.Sum64(), 0x5eed), ep: s.Rand, switched: s.Mode.Evaluates() || s.Rand == nil}
 	if src.ep == nil {
 		src.ep = rand.New(rand.NewPCG(0, 0))
 	}

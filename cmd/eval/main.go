@@ -89,6 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if note := app.ResultsNote(cfg); note != "" {
 				fmt.Fprintln(stdout, note)
 			}
+			if note := app.OnlineNote(res); note != "" {
+				fmt.Fprintln(stdout, note)
+			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			app.PrintTable(tw, res)
 			fmt.Fprintln(stdout)
