@@ -104,7 +104,11 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.worn)
 	case "eat":
 		return has(l.edible)
-	case "open", "close":
+	case "open":
+		// a container that is not openable may yet open by a rule of its
+		// own (curses' coffin, "open lid")
+		return has(l.openable, l.door, l.container)
+	case "close":
 		return has(l.openable, l.door)
 	case "lock", "unlock":
 		return has(l.lockable)
