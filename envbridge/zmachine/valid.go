@@ -402,6 +402,32 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			out[list[i].obj] = true
 		}
 	}
+	// First, words as answers (answers.go), for at most one budget.
+	if len(r.actions) == 0 && !onlyExtra {
+		if w, err := e.World(); err == nil {
+			for _, c := range e.answers(dict, w) {
+				if budget > 0 && m.Executed()-e0 > budget {
+					break
+				}
+				text, ok := vg.playFrom(snap, saved, c)
+				if !ok {
+					continue
+				}
+				sc := vg.candidateScore(text, e.score)
+				buf = treeBytes(m, n, buf)
+				k := worldKey{tree: base.tree, score: sc}
+				if !bytes.Equal(buf, baseTree) {
+					k.tree = maskedHash(buf, mask)
+				}
+				if _, dup := seen[k]; !dup {
+					r.actions = append(r.actions, c)
+					r.keys = append(r.keys, k)
+					seen[k] = len(r.actions) - 1
+				}
+			}
+		}
+		e0 = m.Executed()
+	}
 	for i := r.tried; len(r.actions) == 0 && i < nCand && (budget == 0 || m.Executed()-e0 <= 3*budget); i++ {
 		r.tried = i + 1
 		if o := list[i].obj; o != "" && out[o] {
