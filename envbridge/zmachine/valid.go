@@ -733,6 +733,7 @@ func (e *Env) candidateList() (out []candidate) {
 			// few, and each about what is here: before the core templates
 			e.extraCandidates(dict, near, holder, animate, addAbout)
 			e.topicCandidates(dict, animate, inView, scenery, addAbout)
+			e.wordCandidates(dict, w, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
