@@ -121,3 +121,8 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 	}
 	return true
 }
+
+// fixture reports a thing fixed in place (scenery or static).
+func (l *attrLayout) fixture(attrs []int) bool {
+	return slices.Contains(attrs, l.scenery) || slices.Contains(attrs, l.static)
+}

@@ -46,6 +46,7 @@ func TestCandidateKinds(t *testing.T) {
 		{"topic", "anchor.z8", 180, "ask proprietor about amulet"},
 		{"word verb", "balances.z5", 10, "learn bozbar"},
 		{"open a container", "curses.z5", 256, "open coffin"},
+		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)

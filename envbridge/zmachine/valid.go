@@ -801,6 +801,21 @@ func (e *Env) candidateList() (out []candidate) {
 						addAbout(b, t.fill(a, b))
 					}
 				}
+				// then into the fixtures in view that are no container
+				// (a slot, a socket, a keyhole: the game's rule takes
+				// what is put in them)
+				if mid == "in" && layout != nil {
+					for _, b := range near {
+						if id, ok := ids[b]; !ok || fits(b, mid, true) || slices.Contains(animate, b) {
+							continue
+						} else if o, _ := w.Object(id); !layout.fixture(o.Attrs) {
+							continue
+						}
+						for _, a := range carried {
+							addAbout(b, t.fill(a, b))
+						}
+					}
+				}
 				for _, b := range carried {
 					if !fits(b, mid, true) {
 						continue
