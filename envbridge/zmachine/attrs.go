@@ -88,6 +88,12 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 			return has(l.supporter)
 		case "to":
 			return has(l.animate, l.door, l.supporter, l.container)
+		case "off":
+			// "take X off Y": Y a supporter (off anything else it is
+			// "take X", or "take X from Y")
+			return has(l.supporter)
+		case "out":
+			return has(l.container)
 		}
 		return true
 	}
@@ -100,7 +106,8 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.enterable, l.supporter, l.container)
 	case "wear", "put on":
 		return has(l.clothing) && !has(l.worn)
-	case "take off":
+	case "take off", "remove":
+		// "remove" a thing not worn takes it (the world of "take")
 		return has(l.worn)
 	case "eat":
 		return has(l.edible)

@@ -244,3 +244,38 @@ func TestWordVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveOnlyWhatIsWorn: where the Inform library's attributes are
+// known, "remove X" is tried on what the player wears (anchor: the ring,
+// before "Remove ring") and on nothing else, whose removal is a take.
+func TestRemoveOnlyWhatIsWorn(t *testing.T) {
+	env, walk := playTo(t, "anchor.z8", 214)
+	t.Logf("walkthrough step 214: %q", walk[214])
+	cands := env.candidates()
+	if !slices.Contains(cands, "remove ring") {
+		t.Fatalf("%d candidates lack %q", len(cands), "remove ring")
+	}
+	w, err := env.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := informAttrs(w)
+	if layout == nil {
+		t.Fatal("anchor's attribute layout not recognised")
+	}
+	worn := 0
+	for _, o := range w.Objects {
+		if o.Parent == w.Player && slices.Contains(o.Attrs, layout.worn) {
+			worn++
+		}
+	}
+	n := 0
+	for _, c := range cands {
+		if strings.HasPrefix(c, "remove ") && !strings.Contains(c, " from ") {
+			n++
+		}
+	}
+	if n == 0 || n > worn {
+		t.Errorf("%d remove candidates for %d things worn", n, worn)
+	}
+}

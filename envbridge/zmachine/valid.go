@@ -30,10 +30,15 @@ import (
 //     order (attrs.go), a template takes only things of the kind its verb
 //     needs ("wear" clothing, "open" something openable, "put in" a
 //     container, nothing scenery or static taken);
+//     "put in" tries the fixtures in view that are no container (a
+//     slot, a socket) after the containers;
 //   - besides the grammar, before the common verbs: "take all from" what
 //     holds something in view, the characters in view (Inform's animate)
 //     told to follow and asked about the things in view and in the last
-//     text; after them, the first things in view pushed in each direction. Inform 7 games (TextWorld) keep no short names
+//     text, the verbs the grammar lacks with the last text's words
+//     (wordverbs.go: "learn frotz"); after them, the first things in view
+//     pushed in each direction; where nothing changes the world, words as
+//     answers (answers.go). Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
@@ -786,7 +791,7 @@ func (e *Env) candidateList() (out []candidate) {
 			switch {
 			case t.from:
 				for _, o := range near {
-					if h := holder[o]; h != "" {
+					if h := holder[o]; h != "" && fits(h, mid, true) {
 						addAbout(o, t.fill(o, h))
 					}
 				}
