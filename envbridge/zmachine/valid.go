@@ -809,7 +809,7 @@ func (e *Env) candidateList() (out []candidate) {
 				// then into the fixtures in view that are no container
 				// (a slot, a socket, a keyhole: the game's rule takes
 				// what is put in them)
-				if mid == "in" && layout != nil {
+				if (mid == "in" || mid == "on") && layout != nil {
 					for _, b := range near {
 						if id, ok := ids[b]; !ok || fits(b, mid, true) || slices.Contains(animate, b) {
 							continue
