@@ -88,6 +88,12 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 			return has(l.supporter)
 		case "to":
 			return has(l.animate, l.door, l.supporter, l.container)
+		case "off":
+			// "take X off Y": Y a supporter (off anything else it is
+			// "take X", or "take X from Y")
+			return has(l.supporter)
+		case "out":
+			return has(l.container)
 		}
 		return true
 	}
@@ -100,11 +106,16 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.enterable, l.supporter, l.container)
 	case "wear", "put on":
 		return has(l.clothing) && !has(l.worn)
-	case "take off":
+	case "take off", "remove":
+		// "remove" a thing not worn takes it (the world of "take")
 		return has(l.worn)
 	case "eat":
 		return has(l.edible)
-	case "open", "close":
+	case "open":
+		// a container that is not openable may yet open by a rule of its
+		// own (curses' coffin, "open lid")
+		return has(l.openable, l.door, l.container)
+	case "close":
 		return has(l.openable, l.door)
 	case "lock", "unlock":
 		return has(l.lockable)
@@ -116,4 +127,9 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.animate)
 	}
 	return true
+}
+
+// fixture reports a thing fixed in place (scenery or static).
+func (l *attrLayout) fixture(attrs []int) bool {
+	return slices.Contains(attrs, l.scenery) || slices.Contains(attrs, l.static)
 }

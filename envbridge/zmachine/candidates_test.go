@@ -44,6 +44,9 @@ func TestCandidateKinds(t *testing.T) {
 		{"push in a direction", "inhumane.z5", 117, "push coffin north"},
 		{"order", "karn.z5", 94, "k9, follow me"},
 		{"topic", "anchor.z8", 180, "ask proprietor about amulet"},
+		{"word verb", "balances.z5", 10, "learn bozbar"},
+		{"open a container", "curses.z5", 256, "open coffin"},
+		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
@@ -219,5 +222,60 @@ func TestLastTextFirst(t *testing.T) {
 	}
 	if !sr.extraOK[0] || sr.extra[0] == sr.base {
 		t.Errorf("%q changes nothing", want)
+	}
+}
+
+// TestWordVerbs: the verbs a game's dictionary has and its Jericho
+// grammar lacks, one per verb number, talk left out ("learn" for
+// spirit's learn/memorise/memorize/prepare; its say, tell and consult
+// are not word verbs), and none in a game whose grammar has every verb.
+func TestWordVerbs(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"spirit.z5", []string{"learn"}},
+		{"balances.z5", []string{"copy", "learn", "write"}},
+		{"zork1.z5", []string{}},
+	} {
+		env, _ := playTo(t, c.file, 0)
+		if got := env.vm.wordVerbs(env.g.jericho.Grammar); !slices.Equal(got, c.want) {
+			t.Errorf("%s: word verbs %q, want %q", c.file, got, c.want)
+		}
+	}
+}
+
+// TestRemoveOnlyWhatIsWorn: where the Inform library's attributes are
+// known, "remove X" is tried on what the player wears (anchor: the ring,
+// before "Remove ring") and on nothing else, whose removal is a take.
+func TestRemoveOnlyWhatIsWorn(t *testing.T) {
+	env, walk := playTo(t, "anchor.z8", 214)
+	t.Logf("walkthrough step 214: %q", walk[214])
+	cands := env.candidates()
+	if !slices.Contains(cands, "remove ring") {
+		t.Fatalf("%d candidates lack %q", len(cands), "remove ring")
+	}
+	w, err := env.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := informAttrs(w)
+	if layout == nil {
+		t.Fatal("anchor's attribute layout not recognised")
+	}
+	worn := 0
+	for _, o := range w.Objects {
+		if o.Parent == w.Player && slices.Contains(o.Attrs, layout.worn) {
+			worn++
+		}
+	}
+	n := 0
+	for _, c := range cands {
+		if strings.HasPrefix(c, "remove ") && !strings.Contains(c, " from ") {
+			n++
+		}
+	}
+	if n == 0 || n > worn {
+		t.Errorf("%d remove candidates for %d things worn", n, worn)
 	}
 }

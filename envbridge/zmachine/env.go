@@ -99,6 +99,10 @@ type Env struct {
 	// after the others; pending are the present state's, kept when the
 	// episode moves on (so that two searches of one state give one list).
 	refused, pending map[string]bool
+	// names are the capitalised words of the episode's observations,
+	// the latest first (answers.go: what a list that finds nothing tries
+	// as answers).
+	names []string
 
 	g        *game
 	lastLine string // dfrotz: the last action line sent (not the score verb)

@@ -192,7 +192,38 @@ func parseGrammar(grammar string, res int) []template {
 			out = append(out, t)
 		}
 	}
-	return out
+	// "put OBJ into OBJ" says what "put OBJ in OBJ" says, where the
+	// grammar has both (Inform's library lists them as separate lines):
+	// each such candidate would cost a turn for the same world.
+	kept := out[:0]
+	for _, t := range out {
+		if c := samePrep(t); c != "" && seen[c] {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept
+}
+
+// prepSynonyms are prepositions that say what another does, as the
+// Inform library's grammar reads them.
+var prepSynonyms = map[string]string{"into": "in", "inside": "in", "onto": "on", "upon": "on"}
+
+// samePrep is the template written with the plain preposition ("put OBJ
+// in OBJ" for "put OBJ into OBJ"), or "" when it has none to replace.
+func samePrep(t template) string {
+	words := slices.Clone(t.words)
+	changed := false
+	for i, w := range words {
+		if p, ok := prepSynonyms[w]; ok && i > 0 {
+			words[i] = p
+			changed = true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return strings.Join(words, " ")
 }
 
 // parseTemplate reads one template of a Jericho grammar; ok is false for

@@ -30,10 +30,15 @@ import (
 //     order (attrs.go), a template takes only things of the kind its verb
 //     needs ("wear" clothing, "open" something openable, "put in" a
 //     container, nothing scenery or static taken);
+//     "put in" tries the fixtures in view that are no container (a
+//     slot, a socket) after the containers;
 //   - besides the grammar, before the common verbs: "take all from" what
 //     holds something in view, the characters in view (Inform's animate)
 //     told to follow and asked about the things in view and in the last
-//     text; after them, the first things in view pushed in each direction. Inform 7 games (TextWorld) keep no short names
+//     text, the verbs the grammar lacks with the last text's words
+//     (wordverbs.go: "learn frotz"); after them, the first things in view
+//     pushed in each direction; where nothing changes the world, words as
+//     answers (answers.go). Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
@@ -402,6 +407,32 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			out[list[i].obj] = true
 		}
 	}
+	// First, words as answers (answers.go), for at most one budget.
+	if len(r.actions) == 0 && !onlyExtra {
+		if w, err := e.World(); err == nil {
+			for _, c := range e.answers(dict, w) {
+				if budget > 0 && m.Executed()-e0 > budget {
+					break
+				}
+				text, ok := vg.playFrom(snap, saved, c)
+				if !ok {
+					continue
+				}
+				sc := vg.candidateScore(text, e.score)
+				buf = treeBytes(m, n, buf)
+				k := worldKey{tree: base.tree, score: sc}
+				if !bytes.Equal(buf, baseTree) {
+					k.tree = maskedHash(buf, mask)
+				}
+				if _, dup := seen[k]; !dup {
+					r.actions = append(r.actions, c)
+					r.keys = append(r.keys, k)
+					seen[k] = len(r.actions) - 1
+				}
+			}
+		}
+		e0 = m.Executed()
+	}
 	for i := r.tried; len(r.actions) == 0 && i < nCand && (budget == 0 || m.Executed()-e0 <= 3*budget); i++ {
 		r.tried = i + 1
 		if o := list[i].obj; o != "" && out[o] {
@@ -707,6 +738,7 @@ func (e *Env) candidateList() (out []candidate) {
 			// few, and each about what is here: before the core templates
 			e.extraCandidates(dict, near, holder, animate, addAbout)
 			e.topicCandidates(dict, animate, inView, scenery, addAbout)
+			e.wordCandidates(dict, w, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
@@ -759,7 +791,7 @@ func (e *Env) candidateList() (out []candidate) {
 			switch {
 			case t.from:
 				for _, o := range near {
-					if h := holder[o]; h != "" {
+					if h := holder[o]; h != "" && fits(h, mid, true) {
 						addAbout(o, t.fill(o, h))
 					}
 				}
@@ -772,6 +804,21 @@ func (e *Env) candidateList() (out []candidate) {
 					}
 					for _, a := range carried {
 						addAbout(b, t.fill(a, b))
+					}
+				}
+				// then into the fixtures in view that are no container
+				// (a slot, a socket, a keyhole: the game's rule takes
+				// what is put in them)
+				if (mid == "in" || mid == "on") && layout != nil {
+					for _, b := range near {
+						if id, ok := ids[b]; !ok || fits(b, mid, true) || slices.Contains(animate, b) {
+							continue
+						} else if o, _ := w.Object(id); !layout.fixture(o.Attrs) {
+							continue
+						}
+						for _, a := range carried {
+							addAbout(b, t.fill(a, b))
+						}
 					}
 				}
 				for _, b := range carried {

@@ -46,6 +46,7 @@ type vmGame struct {
 	clones []*zvm.Machine
 	from   scoreFrom  // where the score is read
 	tmpl   []template // the valid-action templates, made once per game
+	wverbs []string   // the verbs no template has (wordverbs.go), found once
 	// lg is where the game lists a room's local globals (Infocom's
 	// GLOBAL); lgKnown once it is looked for.
 	lg      lgFacts

@@ -64,7 +64,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
-	e.refused, e.pending = nil, nil
+	e.refused, e.pending, e.names = nil, nil, nil
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
@@ -217,6 +217,7 @@ const maxNounText = 8 << 10
 // maxNounText bytes of the latest.
 func (e *Env) noteText(text, room string) {
 	e.lastText = text
+	e.names = noteNames(e.names, text)
 	if room == "" || room != e.lastRoom {
 		e.roomTexts, e.roomBytes, e.lastRoom = e.roomTexts[:0], 0, room
 	}

@@ -1,0 +1,100 @@
+package zmachine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestNoteNames: the capitalised words of a text come first, the latest
+// first, each once; headings in capitals and short words are left out;
+// at most maxNames are kept.
+func TestNoteNames(t *testing.T) {
+	got := noteNames([]string{"vincent", "old"}, "WEST HALL\nNorbert met Vincent. Then Gus left. An ox.")
+	want := []string{"gus", "then", "vincent", "norbert", "old"}
+	if !slices.Equal(got, want) {
+		t.Errorf("noteNames: %q, want %q", got, want)
+	}
+	var many []string
+	for i := 0; i < 2*maxNames; i++ {
+		many = append(many, "Name"+strings.Repeat("x", i%26)+string(rune('a'+i%26)))
+	}
+	if got := noteNames(nil, strings.Join(many, " ")); len(got) > maxNames {
+		t.Errorf("%d names kept, at most %d", len(got), maxNames)
+	}
+}
+
+// FuzzNoteNames: any text leaves at most maxNames names, each once, each
+// lower case letters and hyphens of three bytes or more, and keeps the
+// names it was given after the new ones.
+func FuzzNoteNames(f *testing.F) {
+	f.Add("Norbert met Vincent.", "gus")
+	f.Add("ÉCOLE Ünder \x00\xff Abc-Def", "")
+	f.Fuzz(func(t *testing.T, text, old string) {
+		prev := noteNames(nil, old)
+		got := noteNames(prev, text)
+		if len(got) > maxNames {
+			t.Fatalf("%d names", len(got))
+		}
+		seen := map[string]bool{}
+		for _, n := range got {
+			if seen[n] || len(n) < 3 || !utf8.ValidString(n) || strings.ToLower(n) != n ||
+				strings.IndexFunc(n, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '-') }) >= 0 {
+				t.Fatalf("name %q (seen %v) in %q", n, seen[n], got)
+			}
+			seen[n] = true
+		}
+		if len(got) < maxNames {
+			for _, p := range prev {
+				if !seen[p] {
+					t.Fatalf("old name %q lost: %q", p, got)
+				}
+			}
+		}
+	})
+}
+
+// TestAnswersWhereNothingElse: murdac's keeper asks what the player will
+// take on the journey; no template changes the world there, and the
+// search answers with the names of things ("sword" among them), so the
+// list is not empty.
+func TestAnswersWhereNothingElse(t *testing.T) {
+	env, walk := playTo(t, "murdac.z5", 302)
+	if walk[302] != "sword" {
+		t.Fatalf("murdac's step 302 is %q, not the answer this test is about", walk[302])
+	}
+	w, err := env.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := env.answers(env.vm.dictionary(), w); !slices.Contains(a, "sword") {
+		t.Errorf("answers lack %q: %q", "sword", a)
+	}
+	acts, err := env.validActions(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acts) == 0 {
+		t.Fatal("no valid action where the game asks a question")
+	}
+	for _, a := range acts {
+		if f := strings.Fields(a); len(f) > 2 || len(f) == 2 && f[0] != "say" {
+			t.Errorf("%q is no answer", a)
+		}
+	}
+}
+
+// TestPrepositionSynonymsOnce: a grammar that has "put OBJ in OBJ" and
+// "put OBJ into OBJ" gives one template; "into" stays where no "in" form
+// is there.
+func TestPrepositionSynonymsOnce(t *testing.T) {
+	var got []string
+	for _, tp := range parseGrammar("put OBJ in OBJ;put OBJ into OBJ;put OBJ onto OBJ;put OBJ on OBJ;empty OBJ into OBJ;hang OBJ upon OBJ", 9) {
+		got = append(got, tp.String())
+	}
+	want := []string{"put OBJ in OBJ", "put OBJ on OBJ", "empty OBJ into OBJ", "hang OBJ upon OBJ"}
+	if !slices.Equal(got, want) {
+		t.Errorf("templates %q, want %q", got, want)
+	}
+}
