@@ -1235,7 +1235,7 @@ var notObject = map[string]bool{"all": true, "everything": true, "each": true, "
 // point.]") marks the change instead.
 func (g *vmGame) candidateScore(text string, prev float64) float64 {
 	if g.from != fromAsk {
-		sc, _ := g.score(text, prev, false)
+		sc, _ := g.scoreMoves(text, prev, false, false)
 		return sc
 	}
 	for _, line := range lines(clip(text)) {
