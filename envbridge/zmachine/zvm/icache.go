@@ -254,13 +254,17 @@ func (m *Machine) loop(budget int) int {
 	// memory, the globals and the index are read from m where needed.
 	pc := m.pc
 	prev := int32(0) // the instruction executed last, from the cache (0: none)
+	// pin is &m.insts[prev], read only: decodeInst may move m.insts, but
+	// only after pin is read in an iteration, and pin is taken afresh at
+	// its end (the links are written through m.insts).
+	var pin *inst
 	for i := 0; i < budget; i++ {
 		var k int32
 		if prev != 0 {
-			if p := &m.insts[prev]; pc == int(p.next) {
-				k = p.nextK
-			} else if pc == int(p.brTo) {
-				k = p.brK
+			if pc == int(pin.next) {
+				k = pin.nextK
+			} else if pc == int(pin.brTo) {
+				k = pin.brK
 			}
 		}
 		if k == 0 {
@@ -301,6 +305,7 @@ func (m *Machine) loop(budget int) int {
 		}
 		prev = k
 		in := &m.insts[k]
+		pin = in
 		m.opPC = pc
 		var a, b uint16
 		if n := in.n; n > 0 {
