@@ -3,7 +3,6 @@ package zmachine
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -1282,7 +1281,7 @@ var notObject = map[string]bool{"all": true, "everything": true, "each": true, "
 // point.]") marks the change instead.
 func (g *vmGame) candidateScore(text string, prev float64) float64 {
 	if g.from != fromAsk {
-		sc, _ := g.score(text, prev, false)
+		sc, _ := g.scoreMoves(text, prev, false, false)
 		return sc
 	}
 	for _, line := range lines(clip(text)) {
@@ -1397,21 +1396,70 @@ func findLocalGlobals(m *zvm.Machine, w World) lgFacts {
 	return best
 }
 
-// reNotHere is the parser's answer to a command about a thing that is not
-// in view: Inform's "You can't see any such thing.", Infocom's "You can't
-// see any lamp here!", "I don't know the word".
-var reNotHere = regexp.MustCompile(`(?i)\b(?:can't|cannot|can not|don't|do not) see (?:any|that|such|no)\b|\bno such thing\b|\bdon't know the word\b|\b(?:isn't|is not|aren't|are not) here\b`)
+// notHerePhrases is the parser's answer to a command about a thing that
+// is not in view: Inform's "You can't see any such thing.", Infocom's "You
+// can't see any lamp here!", "I don't know the word". Each is matched as
+// whole words, ASCII letters in any case.
+var notHerePhrases = func() [][]byte {
+	var ps []string
+	for _, neg := range []string{"can't", "cannot", "can not", "don't", "do not"} {
+		for _, what := range []string{"any", "that", "such", "no"} {
+			ps = append(ps, neg+" see "+what)
+		}
+	}
+	ps = append(ps, "no such thing", "don't know the word")
+	for _, neg := range []string{"isn't", "is not", "aren't", "are not"} {
+		ps = append(ps, neg+" here")
+	}
+	out := make([][]byte, len(ps))
+	for i, p := range ps {
+		out[i] = []byte(p)
+	}
+	return out
+}()
 
-// notHere reports a turn's text that says the thing is not here.
+// notHere reports a turn's text that says the thing is not here. It runs
+// once per candidate about an object, so it looks for the phrases with
+// strings.Index in a lower-cased copy on the stack, without a regular
+// expression (FuzzNotHere checks it against one).
 func notHere(text string) bool {
 	if len(text) >= 400 {
 		return false
 	}
-	low := strings.ToLower(text)
-	if !strings.Contains(low, "see") && !strings.Contains(low, "such") && !strings.Contains(low, "word") && !strings.Contains(low, "here") {
+	var buf [400]byte
+	low := buf[:len(text)]
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	// Every phrase holds one of these; most texts hold none.
+	if !bytes.Contains(low, []byte(" see ")) && !bytes.Contains(low, []byte("such thing")) &&
+		!bytes.Contains(low, []byte("the word")) && !bytes.Contains(low, []byte(" here")) {
 		return false
 	}
-	return reNotHere.MatchString(text)
+	for _, p := range notHerePhrases {
+		for from := 0; from+len(p) <= len(low); {
+			i := bytes.Index(low[from:], p)
+			if i < 0 {
+				break
+			}
+			i += from
+			if (i == 0 || !isWordChar(low[i-1])) && (i+len(p) == len(low) || !isWordChar(low[i+len(p)])) {
+				return true
+			}
+			from = i + 1
+		}
+	}
+	return false
+}
+
+// isWordChar is an ASCII word character as a regular expression's \b
+// sees it.
+func isWordChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // asksQuestion reports a text whose last line is a question.

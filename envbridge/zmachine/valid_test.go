@@ -3,6 +3,7 @@ package zmachine
 import (
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -258,4 +259,35 @@ func TestRefusedCandidatesLast(t *testing.T) {
 	if len(env.refused) != 0 || !reflect.DeepEqual(texts(), first) {
 		t.Errorf("a new episode keeps %d refusals", len(env.refused))
 	}
+}
+
+// reNotHereRef is the phrases of notHere as a regular expression, the
+// reference FuzzNotHere checks notHere against.
+var reNotHereRef = regexp.MustCompile(`(?i)\b(?:can't|cannot|can not|don't|do not) see (?:any|that|such|no)\b|\bno such thing\b|\bdon't know the word\b|\b(?:isn't|is not|aren't|are not) here\b`)
+
+// FuzzNotHere: on ASCII text under 400 bytes notHere answers as the
+// regular expression does (beyond ASCII the expression's case folding
+// also maps the long s and the Kelvin sign to letters; notHere does not).
+func FuzzNotHere(f *testing.F) {
+	f.Add("You can't see any such thing.\n\n>")
+	f.Add("You can't see any lamp here!")
+	f.Add("I don't know the word \"xyzzy\".")
+	f.Add("The troll isn't here.")
+	f.Add("Taken. There is nothing here.")
+	f.Add("YOU CANNOT SEE THAT")
+	f.Add("scan't see any")
+	f.Add("don't see anyone")
+	f.Fuzz(func(t *testing.T, text string) {
+		ascii := len(text) < 400
+		for i := 0; i < len(text); i++ {
+			ascii = ascii && text[i] < 0x80
+		}
+		if !ascii {
+			notHere(text) // must not panic
+			return
+		}
+		if got, want := notHere(text), reNotHereRef.MatchString(text); got != want {
+			t.Fatalf("notHere(%q) = %v, the expression says %v", text, got, want)
+		}
+	})
 }

@@ -357,17 +357,32 @@ func (g *vmGame) answer(text string) (Report, bool) {
 // spending a move. text is the turn's main text (for the wording and ending
 // sources and the final report); prev is the score before the turn.
 func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
+	return g.scoreMoves(text, prev, won, true)
+}
+
+// scoreMoves is score; with moves false the moves are left as they were
+// (a valid-action candidate's turn is undone and its moves never read,
+// and parsing the status line for them is a regular expression per
+// candidate).
+func (g *vmGame) scoreMoves(text string, prev float64, won, moves bool) (float64, bool) {
 	src := g.b.Score
+	readMoves := func() {
+		if moves {
+			g.readStatusMoves()
+		}
+	}
 	switch g.from {
 	case fromV3:
 		_, a, b, _ := g.m.StatusV3()
-		g.moves, g.movesKnown = b, true
+		if moves {
+			g.moves, g.movesKnown = b, true
+		}
 		return float64(a), true
 	case fromGlobal:
-		g.readStatusMoves()
+		readMoves()
 		return float64(int16(g.m.Global(g.scoreGlobal))), true
 	case fromEnding:
-		g.readStatusMoves()
+		readMoves()
 		if won {
 			return g.b.MaxScore, true
 		}
@@ -375,7 +390,7 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 	case fromWording:
 		// Only the game's own wording: its standard report may count
 		// another scale.
-		g.readStatusMoves()
+		readMoves()
 		if v, ok := ParseWording(src.re, text); ok {
 			return v, true
 		}
@@ -386,21 +401,21 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 			// The game has ended or waits for a key: its final report,
 			// else the score as it was.
 			if r, ok = g.answer(text); !ok {
-				g.readStatusMoves()
+				readMoves()
 				return prev, true
 			}
 		}
 		if r.HasMoves {
 			g.moves, g.movesKnown = r.Moves, true
 		} else {
-			g.readStatusMoves()
+			readMoves()
 		}
 		return r.Score, true
 	case fromStatus:
 		// The game's own report in the text ("In that game you scored 4
 		// out of a possible 4") is newer than the status line, which a game
 		// that has ended does not redraw.
-		g.readStatusMoves()
+		readMoves()
 		if s, ok := ParseScore(text); ok {
 			return s.Score, true
 		}
@@ -409,7 +424,7 @@ func (g *vmGame) score(text string, prev float64, won bool) (float64, bool) {
 		}
 		return prev, true
 	}
-	g.readStatusMoves()
+	readMoves()
 	return prev, false
 }
 

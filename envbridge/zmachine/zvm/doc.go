@@ -106,8 +106,12 @@
 //
 // Run executes instructions of static and high memory from a pre-decoded
 // cache (icache.go: each instruction decoded once, the hot opcodes run
-// inline, safe because the game can write dynamic memory only, §1.1.1);
-// code in dynamic memory is decoded afresh each time. Calls to two
+// inline, safe because the game can write dynamic memory only, §1.1.1;
+// calls and returns, the indirect-variable opcodes and the property walk
+// take their common case inline and anything unusual through the checked
+// functions); code in dynamic memory is decoded afresh each time. Inform
+// games take save_undo every turn: after a Restore it writes into a slot
+// the machine owns and reuses, not into a new one. Calls to two
 // routines Inform puts in every game (the veneer's Unsigned__Compare and
 // Inform 7's word read) are answered natively, matched on their whole code
 // (accel.go), with the value and instruction count the routine gives.

@@ -526,9 +526,10 @@ func opSetFont(m *Machine, _ int) {
 
 func opSaveUndo(m *Machine, _ int) {
 	if m.undoShared {
-		m.undoSlot, m.undoShared = nil, false // a Snapshot holds the old slot
+		m.undoSlot, m.undoShared = m.undoSpare, false // a Snapshot holds the old slot
 	}
 	m.undoSlot = m.snapshotInto(m.undoSlot)
+	m.undoSpare = m.undoSlot
 	m.store(1)
 }
 

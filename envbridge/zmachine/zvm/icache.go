@@ -254,13 +254,17 @@ func (m *Machine) loop(budget int) int {
 	// memory, the globals and the index are read from m where needed.
 	pc := m.pc
 	prev := int32(0) // the instruction executed last, from the cache (0: none)
+	// pin is &m.insts[prev], read only: decodeInst may move m.insts, but
+	// only after pin is read in an iteration, and pin is taken afresh at
+	// its end (the links are written through m.insts).
+	var pin *inst
 	for i := 0; i < budget; i++ {
 		var k int32
 		if prev != 0 {
-			if p := &m.insts[prev]; pc == int(p.next) {
-				k = p.nextK
-			} else if pc == int(p.brTo) {
-				k = p.brK
+			if pc == int(pin.next) {
+				k = pin.nextK
+			} else if pc == int(pin.brTo) {
+				k = pin.brK
 			}
 		}
 		if k == 0 {
@@ -301,6 +305,7 @@ func (m *Machine) loop(budget int) int {
 		}
 		prev = k
 		in := &m.insts[k]
+		pin = in
 		m.opPC = pc
 		var a, b uint16
 		if n := in.n; n > 0 {
@@ -344,6 +349,7 @@ func (m *Machine) loop(budget int) int {
 			none = iota
 			store
 			branch
+			retv // return x from the current routine
 		)
 		post := none
 		var x uint16  // the result of a storing kind
@@ -371,12 +377,10 @@ func (m *Machine) loop(budget int) int {
 		case kJz:
 			cond, post = a == 0, branch
 		case kDecChk:
-			x := m.readVarInd(int(a)) - 1
-			m.writeVarInd(int(a), x)
+			x := m.addVarInd(int(a), 0xffff)
 			cond, post = int16(x) < int16(b), branch
 		case kIncChk:
-			x := m.readVarInd(int(a)) + 1
-			m.writeVarInd(int(a), x)
+			x := m.addVarInd(int(a), 1)
 			cond, post = int16(x) > int16(b), branch
 		case kJin:
 			if a == 0 {
@@ -431,10 +435,23 @@ func (m *Machine) loop(budget int) int {
 		case kGetPropLen:
 			x, post = uint16(m.propLen(int(a))), store
 		case kLoad:
-			x, post = m.readVarInd(int(a)), store
+			if v := int(a); v >= 16 && v <= 0xff {
+				x = m.global(v)
+			} else if v > 0 && v <= len(m.locals) {
+				x = m.locals[v-1]
+			} else {
+				x = m.readVarInd(v)
+			}
+			post = store
 		case kStore:
 			pc = int(in.next)
-			m.writeVarInd(int(a), b)
+			if v := int(a); v >= 16 && v <= 0xff {
+				m.setGlobal(v, b)
+			} else if v > 0 && v <= len(m.locals) {
+				m.locals[v-1] = b
+			} else {
+				m.writeVarInd(v, b)
+			}
 		case kCall:
 			if in.varMask&1 == 0 && a != 0 {
 				if in.br == accelUnknown {
@@ -449,6 +466,38 @@ func (m *Machine) loop(budget int) int {
 						}
 						break
 					}
+				}
+			}
+			// The common call inline (call's checks, none failing: a
+			// routine inside memory with at most 15 locals, room on both
+			// stacks); anything else goes through call.
+			if ra := int(a) << m.packShift; a != 0 && m.version != 7 && ra < len(m.mem) {
+				nl := int(m.mem[ra])
+				start := ra + 1
+				if m.version <= 4 {
+					start += 2 * nl
+				}
+				if base := len(m.stack); nl <= 15 && len(m.frames) < 4096 && base+nl < maxStack && start <= len(m.mem) {
+					end := base + nl
+					m.stack = m.stack[:end]
+					locals := m.stack[base:end:end]
+					if m.version <= 4 {
+						for j := range locals {
+							locals[j] = uint16(m.mem[ra+1+2*j])<<8 | uint16(m.mem[ra+2+2*j])
+						}
+					} else {
+						clear(locals)
+					}
+					nArgs := int(in.n) - 1
+					if nArgs > 0 && nl > 0 {
+						locals[0] = b
+						copy(locals[1:], m.ops[2:in.n])
+					}
+					m.frames = append(m.frames, frame{retPC: int(in.next), store: int(in.store), base: base, nLocals: nl, nArgs: nArgs})
+					m.locals = locals
+					m.evalBase = end
+					pc = start
+					break
 				}
 			}
 			m.pc = int(in.next)
@@ -467,28 +516,21 @@ func (m *Machine) loop(budget int) int {
 			cond, post = x != 0, branch
 		case kInc:
 			pc = int(in.next)
-			m.writeVarInd(int(a), m.readVarInd(int(a))+1)
+			m.addVarInd(int(a), 1)
 		case kDec:
 			pc = int(in.next)
-			m.writeVarInd(int(a), m.readVarInd(int(a))-1)
+			m.addVarInd(int(a), 0xffff)
 		case kRet:
-			m.pc = pc
-			m.ret(a)
-			pc = m.pc
+			x, post = a, retv
 		case kJump:
 			pc = int(in.next) + int(int16(a)) - 2
 		case kRtrue:
-			m.pc = pc
-			m.ret(1)
-			pc = m.pc
+			x, post = 1, retv
 		case kRfalse:
-			m.pc = pc
-			m.ret(0)
-			pc = m.pc
+			x, post = 0, retv
 		case kRetPopped:
 			m.pc = pc
-			m.ret(m.pop())
-			pc = m.pc
+			x, post = m.pop(), retv
 		case kStorew:
 			pc = int(in.next)
 			m.ww(int(a+2*b), m.ops[2])
@@ -518,8 +560,34 @@ func (m *Machine) loop(budget int) int {
 			case in.br&3 == brJump:
 				pc = int(in.brTo)
 			default:
+				x, post = uint16(in.br&3)-1, retv
+			}
+		}
+		if post == retv {
+			// ret inline, for any frame but the main routine's.
+			if nf := len(m.frames); nf > 1 && m.err == nil {
+				f := m.frames[nf-1]
+				m.frames = m.frames[:nf-1]
+				m.stack = m.stack[:f.base]
+				g := &m.frames[nf-2]
+				end := g.base + g.nLocals
+				m.locals = m.stack[g.base:end:end]
+				m.evalBase = end
+				pc = f.retPC
+				if v := f.store; v >= 16 {
+					m.setGlobal(v, x)
+				} else if v > 0 && v <= len(m.locals) {
+					m.locals[v-1] = x
+				} else if v == 0 && len(m.stack) < maxStack {
+					m.stack = append(m.stack, x) // push (within the capacity)
+				} else if v >= 0 {
+					m.pc = pc
+					m.writeVar(v, x)
+					pc = m.pc
+				}
+			} else {
 				m.pc = pc
-				m.ret(uint16(in.br&3) - 1)
+				m.ret(x)
 				pc = m.pc
 			}
 		}
@@ -530,6 +598,24 @@ func (m *Machine) loop(budget int) int {
 	}
 	m.pc = pc
 	return budget
+}
+
+// addVarInd adds d to the variable numbered v (§6.3.4: the stack's top
+// in place) and returns the new value: a global or a local directly, any
+// other number through readVarInd and writeVarInd.
+func (m *Machine) addVarInd(v int, d uint16) uint16 {
+	if v >= 16 && v <= 0xff {
+		x := m.global(v) + d
+		m.setGlobal(v, x)
+		return x
+	}
+	if v > 0 && v <= len(m.locals) {
+		m.locals[v-1] += d
+		return m.locals[v-1]
+	}
+	x := m.readVarInd(v) + d
+	m.writeVarInd(v, x)
+	return x
 }
 
 // global reads variable v (16-255), a global: within dynamic memory (Load

@@ -56,7 +56,7 @@ func (m *Machine) snapshotInto(s *Snapshot) *Snapshot {
 		frames:  append(s.frames[:0], m.frames...),
 		pc:      m.pc,
 		rng:     m.rng,
-		screen:  m.screen.clone(),
+		screen:  m.screen.cloneInto(s.screen.grid),
 		wait:    m.wait,
 		waiting: m.waiting,
 		halted:  m.halted,
@@ -109,6 +109,9 @@ func (m *Machine) Snapshot() *Snapshot {
 	s.undo = m.undoSlot
 	s.ident = m.ident()
 	m.undoShared = true
+	if m.undoSpare == m.undoSlot {
+		m.undoSpare = nil // s holds it now
+	}
 	return s
 }
 

@@ -437,6 +437,34 @@ func TestUndo(t *testing.T) {
 	}
 }
 
+// TestUndoAfterRestores: save_undo after a Restore writes into a slot of
+// the machine's own, reused turn after turn, never into one a Snapshot
+// holds: each snapshot's undo goes back to its own moment.
+func TestUndoAfterRestores(t *testing.T) {
+	m := loadSmall(t, Options{})
+	coin := findObject(t, m, "gold coin")
+	hall := m.Object(coin).Parent
+	do(t, m, "take coin") // the undo slot: the coin in the Hall
+	s := m.Snapshot()
+	for range 3 {
+		m.Restore(s)
+		do(t, m, "drop coin") // the undo slot: the coin carried
+	}
+	s2 := m.Snapshot()
+	do(t, m, "take coin") // the undo slot: the coin in the Hall again
+	do(t, m, "drop coin")
+	m.Restore(s)
+	do(t, m, "undo")
+	if p := m.Object(coin).Parent; p != hall {
+		t.Errorf("undo after Restore(s): the coin is in %q, want the Hall", m.Object(p).Name)
+	}
+	m.Restore(s2)
+	do(t, m, "undo")
+	if p := m.Object(coin).Parent; p == hall {
+		t.Error("undo after Restore(s2): the coin is in the Hall, want it carried (a later save_undo wrote into s2's slot)")
+	}
+}
+
 // TestTables: scan_table, copy_table and print_table (testdata/small.inf
 // "tables"); the expected text is what dfrotz 2.54 prints for it.
 func TestTables(t *testing.T) {

@@ -81,6 +81,10 @@ type Machine struct {
 	saveSlot   *Snapshot // the game's own save opcodes write here
 	undoSlot   *Snapshot // save_undo / restore_undo
 	undoShared bool      // a Snapshot holds undoSlot: do not reuse its buffers
+	// undoSpare is a slot no Snapshot holds (Snapshot gives it up when it
+	// takes it as the undo slot): save_undo after a Restore, which shares
+	// the snapshot's slot, writes here instead of allocating a new one.
+	undoSpare *Snapshot
 }
 
 // packed address kinds

@@ -200,9 +200,52 @@ func (m *Machine) propInfo(a int) (num, length, data int) {
 }
 
 // findProp returns the data address and length of property n of o, or 0.
+// It reads the size bytes from memory directly while they lie inside it
+// (the walk of every get_prop); the rest of a walk that reaches the end of
+// memory goes through findPropFrom, whose reads fault there.
 func (m *Machine) findProp(o, n int) (int, int) {
 	a := m.firstProp(o)
-	for guard := 0; guard < 256 && m.err == nil; guard++ {
+	if m.err != nil {
+		return 0, 0
+	}
+	mem, v3 := m.mem, m.version <= 3
+	for guard := 0; guard < 256; guard++ {
+		if uint(a)+1 >= uint(len(mem)) {
+			return m.findPropFrom(a, n, guard)
+		}
+		b := int(mem[a])
+		var num, l, d int
+		switch {
+		case v3:
+			num, l, d = b&31, b>>5+1, a+1
+		case b&0x80 != 0:
+			num, l, d = b&63, int(mem[a+1])&63, a+2
+			if l == 0 {
+				l = 64
+			}
+		case b&0x40 != 0:
+			num, l, d = b&63, 2, a+1
+		default:
+			num, l, d = b&63, 1, a+1
+		}
+		if num == 0 {
+			return 0, 0 // the end of the list
+		}
+		if num == n {
+			return d, l
+		}
+		if num < n {
+			return 0, 0 // properties are stored in descending order
+		}
+		a = d + l
+	}
+	return 0, 0
+}
+
+// findPropFrom is findProp's walk from the size byte at a, guard entries
+// in, with every read checked (propInfo).
+func (m *Machine) findPropFrom(a, n, guard int) (int, int) {
+	for ; guard < 256 && m.err == nil; guard++ {
 		num, l, d := m.propInfo(a)
 		if num == 0 || m.err != nil {
 			return 0, 0

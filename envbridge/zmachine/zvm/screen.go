@@ -52,14 +52,25 @@ func (s *screen) reset(version, width int) {
 	s.style, s.buffer, s.font = 0, true, 1
 }
 
-func (s *screen) clone() screen {
+func (s *screen) clone() screen { return s.cloneInto(nil) }
+
+// cloneInto is clone writing into the rows of grid, a grid no one else
+// holds (the machine's own undo slot's), where they fit.
+func (s *screen) cloneInto(grid [][]rune) screen {
 	c := *s
 	c.main = nil
-	c.grid = make([][]rune, len(s.grid))
+	c.grid = grid[:0]
 	for i, r := range s.grid {
-		c.grid[i] = append([]rune(nil), r...)
+		if i < cap(grid) {
+			c.grid = append(c.grid, append(grid[:cap(grid)][i][:0], r...))
+		} else {
+			c.grid = append(c.grid, append([]rune(nil), r...))
+		}
 	}
-	c.mem3 = append([]mem3(nil), s.mem3...)
+	c.mem3 = nil
+	if len(s.mem3) > 0 {
+		c.mem3 = append([]mem3(nil), s.mem3...)
+	}
 	return c
 }
 
