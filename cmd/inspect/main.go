@@ -61,6 +61,7 @@ func newFlags(r *inspect.Request, o *options) *flag.FlagSet {
 	fs.IntVar(&r.K, "k", 3, "states listed for -query")
 	fs.IntVar(&r.Thoughts, "thoughts", 3, "thoughts listed per state for -query (0: all)")
 	fs.Int64Var(&r.State, "state", -1, "follow this state id across the kept checkpoints")
+	fs.StringVar(&r.Against, "diff", "", "show only the rows of each memory table that differ from those of the checkpoint at this `path` (any form PATH takes, same method; e.g. the run, for an online evaluation's memory): + a row of PATH's it lacks (added, or a changed row's new value), - a row of its that PATH lacks")
 	fs.StringVar(&r.Format, "format", inspect.Text, "output: text, csv (one table: the history with -state, else the -query matches, else the states) or markdown")
 	fs.StringVar(&o.out, "o", "", "write to this `file` instead of stdout")
 	fs.StringVar(&o.embedURL, "embed-url", "", "embedding server base URL for a checkpoint made with a model (default: $OPENAI_BASE_URL, else OpenAI); the API key comes from $OPENAI_API_KEY")

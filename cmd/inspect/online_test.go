@@ -82,7 +82,7 @@ func TestOnlineMemory(t *testing.T) {
 	}
 	// SAMem's own views (sizes and states by value) open too.
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"-top", "3", mem}, &out, &errb); code != 0 || !strings.Contains(out.String(), "states by value") {
+	if code := run(ctx, []string{"-top", "3", mem}, &out, &errb); code != 0 || !strings.Contains(out.String(), "states by value") || !strings.Contains(out.String(), "memory left by the online evaluation valid_seen") {
 		t.Errorf("inspect %s: exit %d, %s%s", mem, code, out.String(), errb.String())
 	}
 
@@ -91,6 +91,22 @@ func TestOnlineMemory(t *testing.T) {
 	after, _ := inspectCSV(t, "-format", "csv", "-top", "0", "-method", "clin", "-table", "memories", evalDir)
 	if len(after) <= len(before) {
 		t.Errorf("clin memories: %d rows after the online evaluation, %d trained; want more", len(after)-1, len(before)-1)
+	}
+
+	// -diff against the run: exactly the trials the evaluation added.
+	diff, _ := inspectCSV(t, "-format", "csv", "-top", "0", "-method", "clin", "-table", "memories", "-diff", cfg.Run, evalDir)
+	if diff[0][0] != "change" || len(diff)-1 != len(after)-len(before) {
+		t.Errorf("clin memories -diff: %d rows under %v; want %d added", len(diff)-1, diff[0], len(after)-len(before))
+	}
+	for _, row := range diff[1:] {
+		if row[0] != "+" {
+			t.Errorf("clin memories -diff: %v; want only added trials", row)
+		}
+	}
+	// A memory compared with itself: nothing differs.
+	var same bytes.Buffer
+	if code := run(ctx, []string{"-format", "csv", "-table", "qtable", "-diff", mem, mem}, &same, io.Discard); code != 0 || strings.Count(same.String(), "\n") != 1 {
+		t.Errorf("inspect -diff of a memory with itself: exit %d, %q; want the header alone", code, same.String())
 	}
 
 	// A method the evaluation did not run: the error names the path and
