@@ -4,7 +4,8 @@
 // state across the kept checkpoints, as text, CSV or Markdown tables.
 //
 // It reads what package checkpoints wrote (seed 002 Sec. 3.2: a Q-table
-// over (state, thought) clusters) and changes nothing.
+// over (state, thought) clusters), the training's checkpoints and the
+// memory an online evaluation left (OnlineEval), and changes nothing.
 package inspect
 
 import (
