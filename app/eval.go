@@ -344,12 +344,12 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 		}
 		if online {
 			run.Online = &OnlineRecord{Trained: trained, Order: onlineOrder(cfg.Workers)}
-			dir, serr := saveOnline(ctx, outDir, name, m)
+			dir, tmp, serr := saveOnline(ctx, outDir, name, ckpt, m)
 			if serr != nil {
 				err = errors.Join(err, serr)
 			}
 			if dir != "" {
-				defer os.RemoveAll(dir) // moved into place by writeEvaluation, else dropped
+				defer os.RemoveAll(tmp) // dir is moved into place by writeEvaluation, else dropped with tmp
 				run.Learned = dir
 				run.Online.Memory = filepath.ToSlash(filepath.Join(OnlineMemoryDir, name))
 			}

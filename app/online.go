@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/samem/trainer/agent"
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/report"
 )
 
@@ -73,8 +74,9 @@ func OnlineFor(env EnvConfig) Online {
 
 // OnlineMemoryDir is the folder of an evaluation's directory where an
 // online evaluation saves each method's memory as the evaluation left it
-// (memory/<method>/), never over the training checkpoint: every
-// evaluation, a rerun included, starts from the trained memory.
+// (memory/<method>/, a checkpoint directory: inspect opens it), never over
+// the training checkpoint: every evaluation, a rerun included, starts from
+// the trained memory.
 const OnlineMemoryDir = "memory"
 
 // OnlineRecord is what an evaluation whose memory kept learning records
@@ -101,27 +103,59 @@ func onlineOrder(workers int) string {
 	return fmt.Sprintf("the order episodes finished in (%d workers; not fixed from run to run: -workers 1 plays and learns in task order)", workers)
 }
 
-// saveOnline saves m's memory, as an online evaluation left it, into a new
-// directory beside outDir and returns it ("" when m saves nothing); the
-// evaluation's writer moves it into place with the results.
-func saveOnline(ctx context.Context, outDir, name string, m agent.Method) (string, error) {
+// saveOnline saves m's memory, as an online evaluation left it, as a
+// checkpoint directory (the meta of trained, the checkpoint the evaluation
+// started from, a manifest, and the memory in <name>/) so that inspect and
+// every reader of checkpoints open it as they open the trained one. It
+// writes into a new temporary folder beside outDir and returns the
+// committed directory in it and that folder (both "" when m saves
+// nothing); the evaluation's writer moves dir into place with the results,
+// and the caller removes tmp.
+func saveOnline(ctx context.Context, outDir, name, trained string, m agent.Method) (dir, tmp string, err error) {
 	s, ok := m.(agent.Saver)
-	if !ok || IsBaseline(name) {
-		return "", nil
+	if !ok || IsBaseline(name) || trained == "" {
+		return "", "", nil
 	}
+	fail := func(err error) (string, string, error) {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		return "", "", fmt.Errorf("save the memory %s learned online: %w", name, err)
+	}
+	meta, err := checkpoints.LoadMeta(ctx, filepath.Join(trained, checkpoints.MetaFile))
+	if err != nil {
+		return fail(err)
+	}
+	meta.CreatedUnix = 0 // now: when the evaluation left it
 	parent := filepath.Dir(outDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("save the memory %s learned online: %w", name, err)
+		return fail(err)
 	}
-	dir, err := os.MkdirTemp(parent, "."+filepath.Base(outDir)+"-"+name+"-memory-*")
+	if tmp, err = os.MkdirTemp(parent, "."+filepath.Base(outDir)+"-"+name+"-memory-*"); err != nil {
+		return fail(err)
+	}
+	store, err := checkpoints.Open(tmp, 1)
 	if err != nil {
-		return "", fmt.Errorf("save the memory %s learned online: %w", name, err)
+		return fail(err)
 	}
-	if err := s.Save(ctx, dir); err != nil {
-		os.RemoveAll(dir)
-		return "", fmt.Errorf("save the memory %s learned online: %w", name, err)
+	defer store.Close()
+	p, err := store.Begin(int(meta.Iteration))
+	if err != nil {
+		return fail(err)
 	}
-	return dir, nil
+	mdir, err := p.MethodDir(name)
+	if err != nil {
+		p.Abort()
+		return fail(err)
+	}
+	if err := s.Save(ctx, mdir); err != nil {
+		p.Abort()
+		return fail(err)
+	}
+	if dir, err = p.Commit(ctx, meta); err != nil {
+		return fail(err)
+	}
+	return dir, tmp, nil
 }
 
 // copyTree copies the regular files and folders under src into dst (which

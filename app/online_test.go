@@ -12,6 +12,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/internal/testenv"
 )
 
@@ -88,7 +89,7 @@ func TestOnlineEnvironmentDefault(t *testing.T) {
 
 // TestOnlineEvalJericho: on AgentBoard's Jericho games an evaluation by
 // default keeps learning: the memory it leaves, saved in the evaluation's
-// memory/samem/, differs from the trained checkpoint, which is left as it
+// memory/samem/ (a checkpoint directory), differs from the trained checkpoint, which is left as it
 // was, and a rerun starts from the trained memory again (the same results,
 // the same memory left). -online=false evaluates the frozen memory: no
 // memory saved, the size the checkpoint's.
@@ -120,7 +121,13 @@ func TestOnlineEvalJericho(t *testing.T) {
 			t.Fatalf("default evaluation on AgentBoard's games: %+v; want an online record naming memory/samem", res)
 		}
 		dir := filepath.Join(cfg.Run, "eval", "valid_seen")
-		memories = append(memories, treeFiles(t, filepath.Join(dir, OnlineMemoryDir, "samem")))
+		// A checkpoint directory: its meta and manifest (written now) and
+		// the memory in samem/, compared here.
+		mem := filepath.Join(dir, OnlineMemoryDir, "samem")
+		if err := checkpoints.Verify(ctx, mem); err != nil {
+			t.Fatalf("the online memory is not a whole checkpoint directory: %v", err)
+		}
+		memories = append(memories, treeFiles(t, filepath.Join(mem, "samem")))
 		results = append(results, res)
 		if got := treeFiles(t, ckpt); !reflect.DeepEqual(got, trained) {
 			t.Fatal("the online evaluation changed the training checkpoint")

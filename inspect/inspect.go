@@ -4,7 +4,8 @@
 // state across the kept checkpoints, as text, CSV or Markdown tables.
 //
 // It reads what package checkpoints wrote (seed 002 Sec. 3.2: a Q-table
-// over (state, thought) clusters) and changes nothing.
+// over (state, thought) clusters), the training's checkpoints and the
+// memory an online evaluation left (OnlineEval), and changes nothing.
 package inspect
 
 import (
@@ -43,8 +44,9 @@ type Checkpoint struct {
 
 // Open opens the SAMem checkpoint that path names: a run directory (with
 // method, default "samem": <run>/<method>), a method directory (its latest
-// checkpoint), a checkpoint directory (iter-NNNN) or the memory directory
-// inside one. The checkpoint is verified against its manifest; errors name
+// checkpoint), a checkpoint directory (iter-NNNN), the memory directory
+// inside one, or an online evaluation's directory (with method: the memory
+// it left, <eval>/memory/<method>, itself a checkpoint directory). The checkpoint is verified against its manifest; errors name
 // the damaged or missing file.
 func Open(ctx context.Context, path, method string) (*Checkpoint, error) {
 	dir, err := resolve(path, method)
@@ -123,8 +125,28 @@ func resolve(path, method string) (string, error) {
 		return latest(path) // a method directory
 	case exists(filepath.Join(path, method, checkpoints.Folder)):
 		return latest(filepath.Join(path, method)) // a run directory
+	case exists(filepath.Join(path, OnlineFolder, method, checkpoints.MetaFile)):
+		return filepath.Join(path, OnlineFolder, method), nil // an online evaluation's directory
 	}
-	return "", fmt.Errorf("%s: %w (want a run directory with %s/%s, a method directory, or a checkpoint directory)", path, ErrNotFound, method, checkpoints.Folder)
+	return "", fmt.Errorf("%s: %w (want a run directory with %s/%s, a method directory, a checkpoint directory, or an online evaluation's directory with %s/%s/%s)", path, ErrNotFound, method, checkpoints.Folder, OnlineFolder, method, checkpoints.MetaFile)
+}
+
+// OnlineFolder is the folder of an evaluation directory
+// (<run>/eval/<name>) where an online evaluation saves, as a checkpoint
+// directory per method (OnlineFolder/<method>), the memory it left
+// (app.OnlineMemoryDir).
+const OnlineFolder = "memory"
+
+// OnlineEval reports whether the checkpoint directory dir is the memory an
+// online evaluation left (<eval>/memory/<method>, beside the evaluation's
+// summary.json), and returns that evaluation's directory.
+func OnlineEval(dir string) (evalDir string, ok bool) {
+	dir = filepath.Clean(dir)
+	if filepath.Base(filepath.Dir(dir)) != OnlineFolder {
+		return "", false
+	}
+	evalDir = filepath.Dir(filepath.Dir(dir))
+	return evalDir, exists(filepath.Join(evalDir, "summary.json"))
 }
 
 func exists(p string) bool {

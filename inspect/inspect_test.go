@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/llm/offline"
 )
@@ -257,5 +259,18 @@ func TestTableFormats(t *testing.T) {
 	}
 	if got := cut(strings.Repeat("é", 80), 10); got != strings.Repeat("é", 9)+"…" {
 		t.Errorf("cut = %q", got)
+	}
+}
+
+func TestDiffTables(t *testing.T) {
+	a := []agent.Table{{Name: "q", Columns: []string{"s", "v"}, Rows: [][]string{{"1", "x"}, {"2", "y"}, {"2", "y"}, {"3", "z"}}}, {Name: "new", Columns: []string{"c"}, Rows: [][]string{{"k"}}}}
+	b := []agent.Table{{Name: "q", Columns: []string{"s", "v"}, Rows: [][]string{{"1", "x"}, {"2", "y"}, {"3", "w"}, {"4", "u"}}}}
+	got := diffTables(a, b)
+	want := []agent.Table{
+		{Name: "q", Columns: []string{"change", "s", "v"}, Rows: [][]string{{"+", "2", "y"}, {"+", "3", "z"}, {"-", "3", "w"}, {"-", "4", "u"}}},
+		{Name: "new", Columns: []string{"change", "c"}, Rows: [][]string{{"+", "k"}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diffTables:\n got %v\nwant %v", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/samem/trainer/agent"
 	"github.com/samem/trainer/llm"
@@ -39,6 +40,12 @@ type Request struct {
 	// Show opens the method's checkpoint directory and returns its memory
 	// tables (app.OpenMemory); nil: only SAMem's checkpoints open.
 	Show func(ctx context.Context, ckpt, method string) ([]agent.Table, error)
+	// Against, when set, names another checkpoint of the same method (any
+	// form Path takes; the trained one, for an online evaluation's memory)
+	// and each memory table shows only the rows that differ: "+" for a row
+	// of Path's that Against lacks (added, or the new value of a changed
+	// row), "-" for one of Against's that Path lacks. Needs Show.
+	Against string
 }
 
 // Write opens the checkpoint of r and writes the tables r asks for.
@@ -51,9 +58,11 @@ func Write(ctx context.Context, w io.Writer, r Request) error {
 		if err != nil {
 			return err
 		}
-		if !samem || len(r.Tables) > 0 {
+		if !samem || len(r.Tables) > 0 || r.Against != "" {
 			return writeShown(ctx, w, r, dir, method)
 		}
+	} else if r.Against != "" {
+		return fmt.Errorf("compare with %s: no way to open memory tables here", r.Against)
 	}
 	c, err := Open(ctx, r.Path, r.Method)
 	if err != nil {
@@ -118,6 +127,21 @@ func writeShown(ctx context.Context, w io.Writer, r Request, dir, method string)
 	if err != nil {
 		return err
 	}
+	than := ""
+	if r.Against != "" {
+		odir, omethod, _, err := ResolveAny(r.Against, method)
+		if err != nil {
+			return fmt.Errorf("compare with: %w", err)
+		}
+		if omethod != method {
+			return fmt.Errorf("compare with %s: a checkpoint of %s, not %s", odir, omethod, method)
+		}
+		others, err := r.Show(ctx, odir, method)
+		if err != nil {
+			return fmt.Errorf("compare with: %w", err)
+		}
+		tables, than = diffTables(tables, others), " that differ from "+odir
+	}
 	want := map[string]bool{}
 	for _, n := range r.Tables {
 		want[n] = true
@@ -132,10 +156,10 @@ func writeShown(ctx context.Context, w io.Writer, r Request, dir, method string)
 		}
 		delete(want, t.Name)
 		rows := t.Rows
-		title := fmt.Sprintf("%s %s (%d rows)", method, t.Name, len(rows))
+		title := fmt.Sprintf("%s %s (%d rows%s)", method, t.Name, len(rows), than)
 		if r.Top > 0 && len(rows) > r.Top {
 			rows = rows[:r.Top]
-			title = fmt.Sprintf("%s %s (first %d of %d rows)", method, t.Name, r.Top, len(t.Rows))
+			title = fmt.Sprintf("%s %s (first %d of %d rows%s)", method, t.Name, r.Top, len(t.Rows), than)
 		}
 		out = append(out, Table{Title: title, Header: t.Columns, Rows: rows})
 	}
@@ -155,4 +179,40 @@ func writeShown(ctx context.Context, w io.Writer, r Request, dir, method string)
 		}
 	}
 	return nil
+}
+
+// diffTables keeps of each table of a the rows that differ from b's table
+// of the same name, as a multiset of whole rows, under a first column
+// "change": "+" for a row of a's that b lacks, then "-" for one of b's that
+// a lacks, each in its table's order. A table b lacks is all "+".
+func diffTables(a, b []agent.Table) []agent.Table {
+	byName := map[string]agent.Table{}
+	for _, t := range b {
+		byName[t.Name] = t
+	}
+	key := func(row []string) string { return strings.Join(row, "\x00") }
+	out := make([]agent.Table, 0, len(a))
+	for _, t := range a {
+		count := map[string]int{}
+		for _, row := range byName[t.Name].Rows {
+			count[key(row)]++
+		}
+		var plus [][]string
+		for _, row := range t.Rows {
+			if k := key(row); count[k] > 0 {
+				count[k]--
+				continue
+			}
+			plus = append(plus, append([]string{"+"}, row...))
+		}
+		var minus [][]string
+		for _, row := range byName[t.Name].Rows {
+			if k := key(row); count[k] > 0 {
+				count[k]--
+				minus = append(minus, append([]string{"-"}, row...))
+			}
+		}
+		out = append(out, agent.Table{Name: t.Name, Columns: append([]string{"change"}, t.Columns...), Rows: append(plus, minus...)})
+	}
+	return out
 }

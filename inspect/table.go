@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -109,8 +110,14 @@ func id(v int64) string {
 func SizesTable(c *Checkpoint) Table {
 	s := c.Sizes()
 	m := c.Meta
+	title := fmt.Sprintf("checkpoint %s", c.Name)
+	if evalDir, ok := OnlineEval(c.Dir); ok {
+		// Iteration, step and epsilon are those of the trained checkpoint
+		// the evaluation started from.
+		title = fmt.Sprintf("memory left by the online evaluation %s (trained to iteration %d)", filepath.Base(evalDir), m.Iteration)
+	}
 	return Table{
-		Title:  fmt.Sprintf("checkpoint %s", c.Name),
+		Title:  title,
 		Header: []string{"field", "value"},
 		Rows: [][]string{
 			{"method", m.Method},

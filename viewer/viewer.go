@@ -220,7 +220,18 @@ type writer struct {
 	st   Stats
 	keep int
 	n    int // episodes written
+	// online lists, by method, the memories online evaluations left
+	// (<eval>/memory/<method>), in the order of the evaluations.
+	online map[string][]onlineMemory
 }
+
+// onlineMemory is the memory an online evaluation left of one method.
+type onlineMemory struct{ eval, dir string }
+
+// OnlinePrefix names, before the evaluation's name, the memory an online
+// evaluation left among a method's checkpoints ("online-valid_seen"),
+// listed after the training's.
+const OnlinePrefix = "online-"
 
 // js writes data as a script: head, the JSON, tail.
 func (w *writer) js(rel, head string, data []byte, tail string) error {
@@ -286,6 +297,12 @@ func (w *writer) evals() error {
 			for _, r := range results {
 				if r.NeverGuided() {
 					ev.NeverGuided = append(ev.NeverGuided, r.Method)
+				}
+				if r.Online != nil && r.Online.Memory != "" && filepath.IsLocal(r.Online.Memory) {
+					if w.online == nil {
+						w.online = map[string][]onlineMemory{}
+					}
+					w.online[r.Method] = append(w.online[r.Method], onlineMemory{eval: name, dir: filepath.Join(dir, filepath.FromSlash(r.Online.Memory))})
 				}
 			}
 		}
@@ -448,13 +465,22 @@ func (w *writer) methods() error {
 		if w.keep > 0 && len(dirs) > w.keep {
 			dirs = dirs[len(dirs)-w.keep:]
 		}
+		type shown struct{ ck, dir string }
+		var cks []shown
 		for _, d := range dirs {
+			cks = append(cks, shown{filepath.Base(d), d})
+		}
+		for _, o := range w.online[m.Name] {
+			cks = append(cks, shown{OnlinePrefix + o.eval, o.dir})
+		}
+		for _, c := range cks {
+			ck, d := c.ck, c.dir
 			sh, _, err := app.OpenMemory(w.ctx, w.run, m.Name, d)
 			if err != nil {
 				if errors.Is(err, app.ErrNotShown) {
 					break
 				}
-				m.MemoryError = fmt.Sprintf("%s: %v", filepath.Base(d), err)
+				m.MemoryError = fmt.Sprintf("%s: %v", ck, err)
 				continue
 			}
 			tables := sh.MemoryTables()
@@ -462,7 +488,6 @@ func (w *writer) methods() error {
 			if err != nil {
 				return err
 			}
-			ck := filepath.Base(d)
 			if err := w.js(filepath.Join("data", "mem", m.Name, ck+".js"), "viewerMemory("+quote(m.Name)+","+quote(ck)+",", b, ");\n"); err != nil {
 				return err
 			}

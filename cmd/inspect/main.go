@@ -33,8 +33,9 @@ func main() {
 // usage is what -h prints before the flags.
 const usage = `usage: inspect [flags] PATH
 
-PATH is a run directory (with -method), a method directory (<run>/clin), or a checkpoint
-directory (<run>/samem/checkpoints/iter-NNNN). A SAMem checkpoint shows its states by
+PATH is a run directory (with -method), a method directory (<run>/clin), a checkpoint
+directory (<run>/samem/checkpoints/iter-NNNN), or an online evaluation's directory (with
+-method: <run>/eval/valid_seen) or the memory it left (<run>/eval/valid_seen/memory/samem). A SAMem checkpoint shows its states by
 value (the Q-table views below); every other method's shows all its memory tables, and
 -table names the tables to show of any method's.
 `
@@ -60,6 +61,7 @@ func newFlags(r *inspect.Request, o *options) *flag.FlagSet {
 	fs.IntVar(&r.K, "k", 3, "states listed for -query")
 	fs.IntVar(&r.Thoughts, "thoughts", 3, "thoughts listed per state for -query (0: all)")
 	fs.Int64Var(&r.State, "state", -1, "follow this state id across the kept checkpoints")
+	fs.StringVar(&r.Against, "diff", "", "show only the rows of each memory table that differ from those of the checkpoint at this `path` (any form PATH takes, same method; e.g. the run, for an online evaluation's memory): + a row of PATH's it lacks (added, or a changed row's new value), - a row of its that PATH lacks")
 	fs.StringVar(&r.Format, "format", inspect.Text, "output: text, csv (one table: the history with -state, else the -query matches, else the states) or markdown")
 	fs.StringVar(&o.out, "o", "", "write to this `file` instead of stdout")
 	fs.StringVar(&o.embedURL, "embed-url", "", "embedding server base URL for a checkpoint made with a model (default: $OPENAI_BASE_URL, else OpenAI); the API key comes from $OPENAI_API_KEY")
@@ -122,6 +124,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "inspect: embedding the query with %s (dimension %d)\n", model, dim)
 		return openai.New(openai.Config{APIKey: os.Getenv("OPENAI_API_KEY"), EmbedModel: model, EmbedDim: dim, EmbedBaseURLs: urls, ChatBaseURLs: urls, SendDimensions: o.sendDims})
 	}
+	if dir, method, _, err := inspect.ResolveAny(r.Path, r.Method); err == nil {
+		if evalDir, ok := inspect.OnlineEval(dir); ok {
+			// Said on stderr so that stdout stays comparable with the
+			// trained checkpoint's tables.
+			fmt.Fprintf(stderr, "inspect: %s is the memory %s left after the online evaluation %s; the trained memory it started from: inspect -method %s %s\n", dir, method, evalDir, method, runOf(dir))
+		}
+	}
 	w := stdout
 	var f *os.File
 	if o.out != "" {
@@ -141,9 +150,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // runOf is the run directory of a checkpoint directory
-// (<run>/<method>/checkpoints/iter-NNNN), whose config.json describes the
+// (<run>/<method>/checkpoints/iter-NNNN, or the memory an online evaluation
+// left, <run>/eval/<name>/memory/<method>), whose config.json describes the
 // method; a checkpoint copied out of its run has none, and the method is
 // then built with the defaults.
 func runOf(ckpt string) string {
+	if evalDir, ok := inspect.OnlineEval(ckpt); ok {
+		return filepath.Dir(filepath.Dir(evalDir))
+	}
 	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Clean(ckpt))))
 }
