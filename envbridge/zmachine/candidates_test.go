@@ -186,7 +186,7 @@ func TestOneWordCommandsPutBackEverywhere(t *testing.T) {
 	}
 	var back []string
 	for _, c := range env.candidateList() {
-		if strings.HasSuffix(c.key, "|anywhere") && env.refused[c.key] {
+		if strings.HasSuffix(c.key(), "|anywhere") && env.refused[c.key()] {
 			back = append(back, c.text)
 		}
 	}

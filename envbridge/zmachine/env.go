@@ -103,6 +103,9 @@ type Env struct {
 	// the latest first (answers.go: what a list that finds nothing tries
 	// as answers).
 	names []string
+	// cand holds what building a candidate list needs, kept between
+	// searches so that its slices and map are not grown anew each time.
+	cand candScratch
 
 	g        *game
 	lastLine string // dfrotz: the last action line sent (not the score verb)

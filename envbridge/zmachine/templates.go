@@ -27,7 +27,16 @@ func (t template) String() string { return strings.Join(t.words, " ") }
 // fill puts objects into the template's OBJ slots.
 func (t template) fill(objs ...string) string {
 	var b strings.Builder
-	k := 0
+	n, k := len(t.words), 0
+	for _, w := range t.words {
+		if w == "OBJ" && k < len(objs) {
+			w = objs[k]
+			k++
+		}
+		n += len(w)
+	}
+	b.Grow(n) // one allocation
+	k = 0
 	for i, w := range t.words {
 		if i > 0 {
 			b.WriteByte(' ')

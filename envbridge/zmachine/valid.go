@@ -144,10 +144,6 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	for _, x := range extra {
 		list = append(list, candidate{text: x})
 	}
-	cands := make([]string, len(list))
-	for i, c := range list {
-		cands[i] = c.text
-	}
 	m := vg.m
 	snap := m.Snapshot()
 	saved := *vg
@@ -213,10 +209,10 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	// candidates (the frontier): a worker stops only when the candidates
 	// before the frontier, all done, pass the budget, and skips a
 	// candidate only when an earlier one done found its object absent.
-	keys := make([]worldKey, len(cands))
-	ok := make([]bool, len(cands))
-	cost := make([]uint64, len(cands))
-	absent := make([]bool, len(cands))
+	keys := make([]worldKey, len(list))
+	ok := make([]bool, len(list))
+	cost := make([]uint64, len(list))
+	absent := make([]bool, len(list))
 	budget := e.suite.cfg.validBudget()
 	var (
 		mu       sync.Mutex
@@ -284,14 +280,14 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			cost[i] = g.m.Executed() - e0
 			finish(i)
 		}()
-		if err := g.m.Input(cands[i]); err != nil {
+		if err := g.m.Input(list[i].text); err != nil {
 			return buf
 		}
 		text, err := g.run()
 		if err != nil {
 			return buf
 		}
-		if i < nCand && list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {
+		if i < nCand && list[i].obj != "" && notHere(text) && strings.Count(list[i].text, " ") == strings.Count(list[i].obj, " ")+1 {
 			absent[i] = true
 		}
 		sc := g.candidateScore(text, e.score)
@@ -303,10 +299,10 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		keys[i], ok[i] = worldKey{tree: tree, score: sc}, true
 		return buf
 	}
-	workers = min(workers, maxValidWorkers, (len(cands)+minPerWorker-1)/minPerWorker)
+	workers = min(workers, maxValidWorkers, (len(list)+minPerWorker-1)/minPerWorker)
 	if workers <= 1 {
 		buf := make([]byte, 0, len(baseTree))
-		for i := range cands {
+		for i := range list {
 			buf = try(vg, saved, i, buf)
 		}
 	} else {
@@ -327,7 +323,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			go func() {
 				defer wg.Done()
 				buf := make([]byte, 0, len(baseTree))
-				for i := int(next.Add(1) - 1); i < len(cands); i = int(next.Add(1) - 1) {
+				for i := int(next.Add(1) - 1); i < len(list); i = int(next.Add(1) - 1) {
 					buf = try(g, from, i, buf)
 				}
 			}()
@@ -370,8 +366,8 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	// after this state's (pending until the episode moves on).
 	pending := map[string]bool{}
 	for i := 0; i < tried; i++ {
-		if ok[i] && !skip[i] && keys[i] == base && list[i].key != "" {
-			pending[list[i].key] = true
+		if ok[i] && !skip[i] && keys[i] == base && list[i].tail != "" {
+			pending[list[i].key()] = true
 		}
 	}
 	e.pending = pending
@@ -380,7 +376,8 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	// leads to the world of an earlier action ("read leaflet" takes the
 	// leaflet first) names it in that action's place, as a player would.
 	seen := map[worldKey]int{base: -1}
-	for i, c := range cands[:tried] {
+	for i, lc := range list[:tried] {
+		c := lc.text
 		if !ok[i] || skip[i] {
 			continue
 		}
@@ -437,11 +434,11 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		if o := list[i].obj; o != "" && out[o] {
 			continue
 		}
-		text, ok := vg.playFrom(snap, saved, cands[i])
+		text, ok := vg.playFrom(snap, saved, list[i].text)
 		if !ok {
 			continue
 		}
-		if list[i].obj != "" && notHere(text) && strings.Count(cands[i], " ") == strings.Count(list[i].obj, " ")+1 {
+		if list[i].obj != "" && notHere(text) && strings.Count(list[i].text, " ") == strings.Count(list[i].obj, " ")+1 {
 			out[list[i].obj] = true
 			continue
 		}
@@ -452,7 +449,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			k.tree = maskedHash(buf, mask)
 		}
 		if k != base {
-			r.actions = append(r.actions, cands[i])
+			r.actions = append(r.actions, list[i].text)
 			r.keys = append(r.keys, k)
 		}
 	}
@@ -516,10 +513,28 @@ func (e *Env) candidates() []string {
 }
 
 // candidate is a command the search tries, and the object it is about
-// ("" for none; a two-object command's first). key is what a refusal of
-// it is remembered by (refusalKey; "" for one never put back).
+// ("" for none; a two-object command's first). text+tail is what a
+// refusal of it is remembered by (tail "" for one never put back); the
+// two are joined only for the few candidates a search plays.
 type candidate struct {
-	text, obj, key string
+	text, obj, tail string
+}
+
+// key is what a refusal of c is remembered by ("" for one never put back).
+func (c candidate) key() string {
+	if c.tail == "" {
+		return ""
+	}
+	return c.text + c.tail
+}
+
+// candScratch is the memory candidateList reuses from one search to the
+// next: the list (valid until the next search), the refused ones put at
+// the end, the commands already made, and a buffer for refusal keys.
+type candScratch struct {
+	out, back []candidate
+	seen      map[string]bool
+	key       []byte
 }
 
 // candidateList is candidates with each one's object, at most
@@ -528,9 +543,15 @@ type candidate struct {
 func (e *Env) candidateList() (out []candidate) {
 	vg := e.vm
 	dict := vg.dictionary()
-	seen := map[string]bool{}
-	var back []candidate // refused in an earlier search: tried last
-	keyed := false       // past the moves and answers, which are never put back
+	sc := &e.cand
+	if sc.seen == nil {
+		sc.seen = map[string]bool{}
+	}
+	clear(sc.seen)
+	seen := sc.seen
+	out = sc.out[:0]
+	back := sc.back[:0] // refused in an earlier search: tried last
+	keyed := false      // past the moves and answers, which are never put back
 	var objKey map[string]string
 	var room string
 	full := func() bool { return len(out) >= maxCandidates }
@@ -542,11 +563,12 @@ func (e *Env) candidateList() (out []candidate) {
 		cand := candidate{text: c, obj: obj}
 		if keyed {
 			if k, ok := objKey[obj]; ok {
-				cand.key = c + k
+				cand.tail = k
 			} else {
-				cand.key = c + room
+				cand.tail = room
 			}
-			if e.refused[cand.key] {
+			sc.key = append(append(sc.key[:0], c...), cand.tail...)
+			if e.refused[string(sc.key)] {
 				if len(back) < maxCandidates {
 					back = append(back, cand)
 				}
@@ -555,7 +577,10 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 		out = append(out, cand)
 	}
-	defer func() { out = append(out, back...) }()
+	defer func() {
+		out = append(out, back...)
+		sc.out, sc.back = out, back
+	}()
 	add := func(c string) { addAbout("", c) }
 	// A command without an object whose verb is not a common one
 	// ("sing", "think", "xyzzy") that changed nothing anywhere in the

@@ -242,7 +242,7 @@ func TestRefusedCandidatesLast(t *testing.T) {
 	after := env.candidateList()
 	seenRefused := false
 	for _, c := range after {
-		isRefused := c.key != "" && env.refused[c.key]
+		isRefused := c.key() != "" && env.refused[c.key()]
 		if isRefused {
 			seenRefused = true
 		} else if seenRefused {
