@@ -52,10 +52,9 @@ func (s *screen) reset(version, width int) {
 	s.style, s.buffer, s.font = 0, true, 1
 }
 
-func (s *screen) clone() screen { return s.cloneInto(nil) }
-
-// cloneInto is clone writing into the rows of grid, a grid no one else
-// holds (the machine's own undo slot's), where they fit.
+// cloneInto is a copy of s that shares nothing with it, its grid written
+// into the rows of grid (a grid no one else holds, such as the machine's own
+// undo slot's) where they fit; grid may be nil.
 func (s *screen) cloneInto(grid [][]rune) screen {
 	c := *s
 	c.main = nil
