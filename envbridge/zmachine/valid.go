@@ -269,6 +269,17 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			}
 		}
 	}
+	// worldAfter is the world g's machine is in after a candidate that
+	// printed text: the base tree's key where the tree is the base's (most
+	// candidates change nothing), else the masked hash; buf is reused.
+	worldAfter := func(g *vmGame, text string, buf []byte) (worldKey, []byte) {
+		buf = treeBytes(g.m, n, buf)
+		k := worldKey{tree: base.tree, score: g.candidateScore(text, e.score)}
+		if !bytes.Equal(buf, baseTree) {
+			k.tree = maskedHash(buf, mask)
+		}
+		return k, buf
+	}
 	try := func(g *vmGame, from vmGame, i int, buf []byte) []byte {
 		if !start(i) {
 			return buf
@@ -290,13 +301,8 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		if i < nCand && list[i].obj != "" && notHere(text) && strings.Count(list[i].text, " ") == strings.Count(list[i].obj, " ")+1 {
 			absent[i] = true
 		}
-		sc := g.candidateScore(text, e.score)
-		buf = treeBytes(g.m, n, buf)
-		tree := base.tree
-		if !bytes.Equal(buf, baseTree) { // most candidates change nothing
-			tree = maskedHash(buf, mask)
-		}
-		keys[i], ok[i] = worldKey{tree: tree, score: sc}, true
+		keys[i], buf = worldAfter(g, text, buf)
+		ok[i] = true
 		return buf
 	}
 	workers = min(workers, maxValidWorkers, (len(list)+minPerWorker-1)/minPerWorker)
@@ -414,12 +420,8 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 				if !ok {
 					continue
 				}
-				sc := vg.candidateScore(text, e.score)
-				buf = treeBytes(m, n, buf)
-				k := worldKey{tree: base.tree, score: sc}
-				if !bytes.Equal(buf, baseTree) {
-					k.tree = maskedHash(buf, mask)
-				}
+				var k worldKey
+				k, buf = worldAfter(vg, text, buf)
 				if _, dup := seen[k]; !dup {
 					r.actions = append(r.actions, c)
 					r.keys = append(r.keys, k)
@@ -442,12 +444,8 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			out[list[i].obj] = true
 			continue
 		}
-		sc := vg.candidateScore(text, e.score)
-		buf = treeBytes(m, n, buf)
-		k := worldKey{tree: base.tree, score: sc}
-		if !bytes.Equal(buf, baseTree) {
-			k.tree = maskedHash(buf, mask)
-		}
+		var k worldKey
+		k, buf = worldAfter(vg, text, buf)
 		if k != base {
 			r.actions = append(r.actions, list[i].text)
 			r.keys = append(r.keys, k)
