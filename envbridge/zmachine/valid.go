@@ -298,7 +298,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		if err != nil {
 			return buf
 		}
-		if i < nCand && list[i].obj != "" && notHere(text) && strings.Count(list[i].text, " ") == strings.Count(list[i].obj, " ")+1 {
+		if i < nCand && list[i].foundAbsent(text) {
 			absent[i] = true
 		}
 		keys[i], buf = worldAfter(g, text, buf)
@@ -440,7 +440,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		if !ok {
 			continue
 		}
-		if list[i].obj != "" && notHere(text) && strings.Count(list[i].text, " ") == strings.Count(list[i].obj, " ")+1 {
+		if list[i].foundAbsent(text) {
 			out[list[i].obj] = true
 			continue
 		}
@@ -524,6 +524,14 @@ func (c candidate) key() string {
 		return ""
 	}
 	return c.text + c.tail
+}
+
+// foundAbsent reports whether the game's reply text to c says c's object
+// is not here: a one-word verb with the object ("take lamp"), whose only
+// possible refusal of that kind is about the object, and a reply that
+// says so ("You can't see any such thing.").
+func (c candidate) foundAbsent(text string) bool {
+	return c.obj != "" && strings.Count(c.text, " ") == strings.Count(c.obj, " ")+1 && notHere(text)
 }
 
 // candScratch is the memory candidateList reuses from one search to the
