@@ -6,26 +6,61 @@ import "slices"
 // compiled with it keep (Inform 6 and the template layer of Inform 7 alike:
 // animate 0, clothing 2, container 4, door 5, edible 6, enterable 7,
 // lockable 10, openable 15, scenery 17, static 19, supporter 20,
-// switchable 21, worn 26); older libraries (Inform 5, the early 6 releases: Curses, Spirit)
-// have no "absent" and so start clothing at 1. A game whose player object
-// has the self object's attributes in one of these orders (animate,
-// concealed, proper, transparent) is taken to use it; then a template
-// whose verb needs a kind of thing ("wear" clothing, "open" something
-// openable, "put in" a container) is not filled with things that are not
-// of that kind: the parser or the library would refuse them, and each
-// refusal costs a turn of the instruction budget.
+// switchable 21, worn 26); older libraries (Inform 5, the early 6
+// releases: Curses, Spirit) have no "absent" before clothing and one
+// attribute more after enterable, so clothing to enterable are one lower
+// and the rest the same. A game that declares attributes of its own
+// before the library's (Deephome, Reverb, Lost Pig) has the whole order
+// shifted up by their number. A game whose player object has the self
+// object's attributes in one of these orders (animate, concealed, proper,
+// transparent) is taken to use it; then a template whose verb needs a
+// kind of thing ("wear" clothing, "open" something openable, "put in" a
+// container) is not filled with things that are not of that kind: the
+// parser or the library would refuse them, and each refusal costs a turn
+// of the instruction budget.
 type attrLayout struct {
 	animate, clothing, container, door, edible, enterable, lockable,
 	openable, scenery, static, supporter, switchable, worn int
 	self []int // the self object's attributes
+	// concealed is the other library order's concealed at the same
+	// shift, which the self object of this one does not have
+	notConcealed int
 }
 
-var attrLayouts = []attrLayout{
+// baseLayouts are the two library orders, unshifted.
+var baseLayouts = []attrLayout{
 	{animate: 0, clothing: 2, container: 4, door: 5, edible: 6, enterable: 7, lockable: 10,
 		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 3, 16, 23}},
-	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 9,
-		openable: 14, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
+	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 10,
+		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
 }
+
+// maxAttrShift is the most attributes of its own a game is taken to
+// declare before the library's.
+const maxAttrShift = 8
+
+// attrLayouts are the library orders shifted by 0 to maxAttrShift, the
+// least shift first (attrLayouts[0] and [1] are baseLayouts as they are).
+var attrLayouts = func() []attrLayout {
+	var out []attrLayout
+	for k := 0; k <= maxAttrShift; k++ {
+		for i, b := range baseLayouts {
+			l := b
+			for _, p := range []*int{&l.animate, &l.clothing, &l.container, &l.door, &l.edible,
+				&l.enterable, &l.lockable, &l.openable, &l.scenery, &l.static, &l.supporter,
+				&l.switchable, &l.worn} {
+				*p += k
+			}
+			l.self = make([]int, len(b.self))
+			for j, a := range b.self {
+				l.self[j] = a + k
+			}
+			l.notConcealed = baseLayouts[1-i].self[1] + k
+			out = append(out, l)
+		}
+	}
+	return out
+}()
 
 // informAttrs is the attribute layout world's player object shows (or,
 // where the player is not found, the object named as Inform names its self
@@ -52,19 +87,14 @@ func informAttrs(w World) *attrLayout {
 }
 
 // isSelf reports attributes that are the self object's in layout l (and
-// not in the other layout: its concealed is absent).
+// not in the other order at the same shift: its concealed is absent).
 func (l *attrLayout) isSelf(attrs []int) bool {
 	for _, a := range l.self {
 		if !slices.Contains(attrs, a) {
 			return false
 		}
 	}
-	for i := range attrLayouts {
-		if o := &attrLayouts[i]; o != l && slices.Contains(attrs, o.self[1]) {
-			return false
-		}
-	}
-	return true
+	return !slices.Contains(attrs, l.notConcealed)
 }
 
 // kindOK reports whether a thing with attributes attrs may fill the object

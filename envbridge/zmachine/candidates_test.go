@@ -47,6 +47,7 @@ func TestCandidateKinds(t *testing.T) {
 		{"word verb", "balances.z5", 10, "learn bozbar"},
 		{"open a container", "curses.z5", 256, "open coffin"},
 		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
+		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
@@ -134,6 +135,9 @@ func TestAttrLayout(t *testing.T) {
 	}{
 		{"anchor.z8", &attrLayouts[0]},
 		{"curses.z5", &attrLayouts[1]},
+		{"deephome.z5", &attrLayouts[2*4]},  // four attributes of its own first
+		{"lostpig.z8", &attrLayouts[2*6]},   // six
+		{"theatre.z5", &attrLayouts[2*2+1]}, // the older order, two
 		{"zork1.z5", nil},
 	} {
 		env, _ := playTo(t, c.file, 0)
