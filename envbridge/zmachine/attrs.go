@@ -21,7 +21,10 @@ import "slices"
 type attrLayout struct {
 	animate, clothing, container, door, edible, enterable, lockable,
 	openable, scenery, static, supporter, switchable, worn int
-	self []int // the self object's attributes
+	// the states: locked, switched on, open (the same places in both
+	// orders)
+	locked, on, open int
+	self             []int // the self object's attributes
 	// concealed is the other library order's concealed at the same
 	// shift, which the self object of this one does not have
 	notConcealed int
@@ -30,9 +33,11 @@ type attrLayout struct {
 // baseLayouts are the two library orders, unshifted.
 var baseLayouts = []attrLayout{
 	{animate: 0, clothing: 2, container: 4, door: 5, edible: 6, enterable: 7, lockable: 10,
-		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 3, 16, 23}},
+		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26,
+		locked: 11, on: 13, open: 14, self: []int{0, 3, 16, 23}},
 	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 10,
-		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
+		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26,
+		locked: 11, on: 13, open: 14, self: []int{0, 2, 16, 23}},
 }
 
 // maxAttrShift is the most attributes of its own a game is taken to
@@ -48,7 +53,7 @@ var attrLayouts = func() []attrLayout {
 			l := b
 			for _, p := range []*int{&l.animate, &l.clothing, &l.container, &l.door, &l.edible,
 				&l.enterable, &l.lockable, &l.openable, &l.scenery, &l.static, &l.supporter,
-				&l.switchable, &l.worn} {
+				&l.switchable, &l.worn, &l.locked, &l.on, &l.open} {
 				*p += k
 			}
 			l.self = make([]int, len(b.self))
@@ -143,15 +148,22 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.edible)
 	case "open":
 		// a container that is not openable may yet open by a rule of its
-		// own (curses' coffin, "open lid")
-		return has(l.openable, l.door, l.container)
+		// own (curses' coffin, "open lid"); an openable thing already
+		// open is not opened again ("It's already open.")
+		return has(l.openable, l.door, l.container) && !(has(l.openable) && has(l.open))
 	case "close":
-		return has(l.openable, l.door)
-	case "lock", "unlock":
-		return has(l.lockable)
+		return has(l.openable, l.door) && has(l.open)
+	case "unlock":
+		return has(l.lockable) && has(l.locked)
+	case "lock":
+		return has(l.lockable) && !has(l.locked) && !has(l.open)
 	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in":
 		return has(l.enterable, l.supporter, l.container, l.door)
-	case "turn on", "turn off", "switch on", "switch off", "switch":
+	case "turn on", "switch on":
+		return has(l.switchable) && !has(l.on)
+	case "turn off", "switch off":
+		return has(l.switchable) && has(l.on)
+	case "switch":
 		return has(l.switchable)
 	case "kill":
 		return has(l.animate)
@@ -162,4 +174,28 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 // fixture reports a thing fixed in place (scenery or static).
 func (l *attrLayout) fixture(attrs []int) bool {
 	return slices.Contains(attrs, l.scenery) || slices.Contains(attrs, l.static)
+}
+
+// objectOK is kindOK for object o of world w, with what the library
+// refuses by where o is: a thing the player carries is not entered,
+// climbed or sat on ("You can only get into something free-standing"),
+// nor what the player is already in or on; the player gets off or out of
+// only what holds the player ("But you aren't on that at the moment").
+func (l *attrLayout) objectOK(verb string, o WorldObject, w World, second bool) bool {
+	if !l.kindOK(verb, o.Attrs, second) {
+		return false
+	}
+	if second {
+		return true
+	}
+	switch verb {
+	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in",
+		"stand on", "go in", "climb", "climb up", "climb over", "jump over", "jump on", "jump in":
+		p, _ := w.Object(w.Player)
+		return o.ID != p.Parent && !w.carries(w.Player, o.ID)
+	case "exit", "get off", "get out", "climb out":
+		p, ok := w.Object(w.Player)
+		return !ok || o.ID == p.Parent
+	}
+	return true
 }

@@ -162,6 +162,9 @@ func (g *vmGame) objectsNamed(w World, word string) []int {
 		for _, o := range w.Objects {
 			seen := map[string]bool{}
 			for _, x := range append(d.nameWords(o.Name), g.objectWords(o.ID)...) {
+				if prepositions[x] {
+					continue // "with" of "bowl with a lid" names nothing
+				}
 				k := d.key(x)
 				if !seen[k] {
 					seen[k] = true

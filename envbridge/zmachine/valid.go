@@ -699,7 +699,7 @@ func (e *Env) candidateList() (out []candidate) {
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {
 				o, _ := w.Object(id)
-				return layout.kindOK(verb, o.Attrs, second)
+				return layout.objectOK(verb, o, w, second)
 			}
 			// A name from the text: any thing it may stand for.
 			f := strings.Fields(name)
@@ -1281,7 +1281,7 @@ func (d *dictionary) nounsIn(text string, skip string) []string {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}) {
 		f, ok := d.words[d.key(w)]
-		if !ok || f&0x80 == 0 || d.verb(w) || notObject[w] || directionWords[w] || skipped[w] {
+		if !ok || f&0x80 == 0 || d.verb(w) || notObject[w] || directionWords[w] || prepositions[w] || skipped[w] {
 			flush()
 			continue
 		}
