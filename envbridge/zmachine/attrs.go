@@ -132,9 +132,15 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		}
 		return true
 	}
+	if has(l.animate) && notToAnimate[verb] {
+		return false
+	}
 	switch verb {
 	case "take":
 		return !has(l.scenery, l.static) // "That's hardly portable."
+	case "drink":
+		// no kind marks drinks; these kinds are none
+		return !has(l.clothing, l.door, l.enterable, l.supporter, l.switchable, l.lockable, l.worn)
 	case "fill", "empty", "empty out":
 		return has(l.container)
 	case "exit", "get off", "climb down", "climb out", "get out":
@@ -198,4 +204,15 @@ func (l *attrLayout) objectOK(verb string, o WorldObject, w World, second bool) 
 		return !ok || o.ID == p.Parent
 	}
 	return true
+}
+
+// notToAnimate are the verbs the library answers for a character with a
+// refusal or a description ("I don't suppose the boy would care for
+// that.", "Keep your hands to yourself!"): not tried on one.
+var notToAnimate = map[string]bool{
+	"read": true, "drink": true, "climb": true, "climb up": true, "climb on": true,
+	"light": true, "search": true, "empty": true, "empty out": true, "fill": true, "turn": true,
+	"push": true, "pull": true, "eat": true, "wear": true, "put on": true, "take off": true,
+	"open": true, "close": true, "lock": true, "unlock": true, "turn on": true, "turn off": true,
+	"enter": true, "get in": true, "get on": true, "sit on": true,
 }

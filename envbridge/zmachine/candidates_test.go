@@ -48,6 +48,8 @@ func TestCandidateKinds(t *testing.T) {
 		{"open a container", "curses.z5", 256, "open coffin"},
 		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
 		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
+		{"a hyphenated name read as its words", "ztuu.z5", 8, "wear mouthed mask"},
+		{"a single letter that tells two things apart", "gold.z5", 156, "push b switch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
