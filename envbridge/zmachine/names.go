@@ -123,7 +123,9 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 		return ws
 	}
 	d := g.dictionary()
-	if d.inform {
+	// Inform keeps the words in property 1, "name" (the older compilers
+	// that write no version in the header too: Curses, Spirit)
+	if d.inform || g.nameFacts().prop == 1 {
 		if kw := g.knownNameWords(id, short); len(kw) > 0 {
 			return kw
 		}
