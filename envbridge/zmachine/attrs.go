@@ -163,7 +163,11 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.lockable) && has(l.locked)
 	case "lock":
 		return has(l.lockable) && !has(l.locked) && !has(l.open)
-	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in":
+	case "enter":
+		// scenery too: a passage, a crack, a hole ("enter tunnel") that a
+		// rule of its own lets the player into
+		return has(l.enterable, l.supporter, l.container, l.door, l.scenery)
+	case "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in":
 		return has(l.enterable, l.supporter, l.container, l.door)
 	case "turn on", "switch on":
 		return has(l.switchable) && !has(l.on)

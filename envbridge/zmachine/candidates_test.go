@@ -188,6 +188,8 @@ func TestAttrLayout(t *testing.T) {
 		{"drink", []int{l.door}, false, false},
 		{"drink", nil, false, true},
 		{"kill", []int{l.animate}, false, true},
+		{"enter", []int{l.scenery}, false, true},   // a passage with a rule of its own
+		{"get in", []int{l.scenery}, false, false}, // "enter" says it once
 	} {
 		if got := l.kindOK(c.verb, c.attrs, c.second); got != c.want {
 			t.Errorf("kindOK(%q, %v, %v) = %v, want %v", c.verb, c.attrs, c.second, got, c.want)
