@@ -6,26 +6,66 @@ import "slices"
 // compiled with it keep (Inform 6 and the template layer of Inform 7 alike:
 // animate 0, clothing 2, container 4, door 5, edible 6, enterable 7,
 // lockable 10, openable 15, scenery 17, static 19, supporter 20,
-// switchable 21, worn 26); older libraries (Inform 5, the early 6 releases: Curses, Spirit)
-// have no "absent" and so start clothing at 1. A game whose player object
-// has the self object's attributes in one of these orders (animate,
-// concealed, proper, transparent) is taken to use it; then a template
-// whose verb needs a kind of thing ("wear" clothing, "open" something
-// openable, "put in" a container) is not filled with things that are not
-// of that kind: the parser or the library would refuse them, and each
-// refusal costs a turn of the instruction budget.
+// switchable 21, worn 26); older libraries (Inform 5, the early 6
+// releases: Curses, Spirit) have no "absent" before clothing and one
+// attribute more after enterable, so clothing to enterable are one lower
+// and the rest the same. A game that declares attributes of its own
+// before the library's (Deephome, Reverb, Lost Pig) has the whole order
+// shifted up by their number. A game whose player object has the self
+// object's attributes in one of these orders (animate, concealed, proper,
+// transparent) is taken to use it; then a template whose verb needs a
+// kind of thing ("wear" clothing, "open" something openable, "put in" a
+// container) is not filled with things that are not of that kind: the
+// parser or the library would refuse them, and each refusal costs a turn
+// of the instruction budget.
 type attrLayout struct {
 	animate, clothing, container, door, edible, enterable, lockable,
 	openable, scenery, static, supporter, switchable, worn int
-	self []int // the self object's attributes
+	// the states: locked, switched on, open (the same places in both
+	// orders)
+	locked, on, open int
+	self             []int // the self object's attributes
+	// concealed is the other library order's concealed at the same
+	// shift, which the self object of this one does not have
+	notConcealed int
 }
 
-var attrLayouts = []attrLayout{
+// baseLayouts are the two library orders, unshifted.
+var baseLayouts = []attrLayout{
 	{animate: 0, clothing: 2, container: 4, door: 5, edible: 6, enterable: 7, lockable: 10,
-		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 3, 16, 23}},
-	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 9,
-		openable: 14, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26, self: []int{0, 2, 16, 23}},
+		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26,
+		locked: 11, on: 13, open: 14, self: []int{0, 3, 16, 23}},
+	{animate: 0, clothing: 1, container: 3, door: 4, edible: 5, enterable: 6, lockable: 10,
+		openable: 15, scenery: 17, static: 19, supporter: 20, switchable: 21, worn: 26,
+		locked: 11, on: 13, open: 14, self: []int{0, 2, 16, 23}},
 }
+
+// maxAttrShift is the most attributes of its own a game is taken to
+// declare before the library's.
+const maxAttrShift = 8
+
+// attrLayouts are the library orders shifted by 0 to maxAttrShift, the
+// least shift first (attrLayouts[0] and [1] are baseLayouts as they are).
+var attrLayouts = func() []attrLayout {
+	var out []attrLayout
+	for k := 0; k <= maxAttrShift; k++ {
+		for i, b := range baseLayouts {
+			l := b
+			for _, p := range []*int{&l.animate, &l.clothing, &l.container, &l.door, &l.edible,
+				&l.enterable, &l.lockable, &l.openable, &l.scenery, &l.static, &l.supporter,
+				&l.switchable, &l.worn, &l.locked, &l.on, &l.open} {
+				*p += k
+			}
+			l.self = make([]int, len(b.self))
+			for j, a := range b.self {
+				l.self[j] = a + k
+			}
+			l.notConcealed = baseLayouts[1-i].self[1] + k
+			out = append(out, l)
+		}
+	}
+	return out
+}()
 
 // informAttrs is the attribute layout world's player object shows (or,
 // where the player is not found, the object named as Inform names its self
@@ -52,19 +92,14 @@ func informAttrs(w World) *attrLayout {
 }
 
 // isSelf reports attributes that are the self object's in layout l (and
-// not in the other layout: its concealed is absent).
+// not in the other order at the same shift: its concealed is absent).
 func (l *attrLayout) isSelf(attrs []int) bool {
 	for _, a := range l.self {
 		if !slices.Contains(attrs, a) {
 			return false
 		}
 	}
-	for i := range attrLayouts {
-		if o := &attrLayouts[i]; o != l && slices.Contains(attrs, o.self[1]) {
-			return false
-		}
-	}
-	return true
+	return !slices.Contains(attrs, l.notConcealed)
 }
 
 // kindOK reports whether a thing with attributes attrs may fill the object
@@ -97,9 +132,15 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		}
 		return true
 	}
+	if has(l.animate) && notToAnimate[verb] {
+		return false
+	}
 	switch verb {
 	case "take":
 		return !has(l.scenery, l.static) // "That's hardly portable."
+	case "drink":
+		// no kind marks drinks; these kinds are none
+		return !has(l.clothing, l.door, l.enterable, l.supporter, l.switchable, l.lockable, l.worn)
 	case "fill", "empty", "empty out":
 		return has(l.container)
 	case "exit", "get off", "climb down", "climb out", "get out":
@@ -113,15 +154,26 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 		return has(l.edible)
 	case "open":
 		// a container that is not openable may yet open by a rule of its
-		// own (curses' coffin, "open lid")
-		return has(l.openable, l.door, l.container)
+		// own (curses' coffin, "open lid"); an openable thing already
+		// open is not opened again ("It's already open.")
+		return has(l.openable, l.door, l.container) && !(has(l.openable) && has(l.open))
 	case "close":
-		return has(l.openable, l.door)
-	case "lock", "unlock":
-		return has(l.lockable)
-	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in":
+		return has(l.openable, l.door) && has(l.open)
+	case "unlock":
+		return has(l.lockable) && has(l.locked)
+	case "lock":
+		return has(l.lockable) && !has(l.locked) && !has(l.open)
+	case "enter":
+		// scenery too: a passage, a crack, a hole ("enter tunnel") that a
+		// rule of its own lets the player into
+		return has(l.enterable, l.supporter, l.container, l.door, l.scenery)
+	case "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in", "stand on", "go in":
 		return has(l.enterable, l.supporter, l.container, l.door)
-	case "turn on", "turn off", "switch on", "switch off", "switch":
+	case "turn on", "switch on":
+		return has(l.switchable) && !has(l.on)
+	case "turn off", "switch off":
+		return has(l.switchable) && has(l.on)
+	case "switch":
 		return has(l.switchable)
 	case "kill":
 		return has(l.animate)
@@ -132,4 +184,39 @@ func (l *attrLayout) kindOK(verb string, attrs []int, second bool) bool {
 // fixture reports a thing fixed in place (scenery or static).
 func (l *attrLayout) fixture(attrs []int) bool {
 	return slices.Contains(attrs, l.scenery) || slices.Contains(attrs, l.static)
+}
+
+// objectOK is kindOK for object o of world w, with what the library
+// refuses by where o is: a thing the player carries is not entered,
+// climbed or sat on ("You can only get into something free-standing"),
+// nor what the player is already in or on; the player gets off or out of
+// only what holds the player ("But you aren't on that at the moment").
+func (l *attrLayout) objectOK(verb string, o WorldObject, w World, second bool) bool {
+	if !l.kindOK(verb, o.Attrs, second) {
+		return false
+	}
+	if second {
+		return true
+	}
+	switch verb {
+	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in",
+		"stand on", "go in", "climb", "climb up", "climb over", "jump over", "jump on", "jump in":
+		p, _ := w.Object(w.Player)
+		return o.ID != p.Parent && !w.carries(w.Player, o.ID)
+	case "exit", "get off", "get out", "climb out":
+		p, ok := w.Object(w.Player)
+		return !ok || o.ID == p.Parent
+	}
+	return true
+}
+
+// notToAnimate are the verbs the library answers for a character with a
+// refusal or a description ("I don't suppose the boy would care for
+// that.", "Keep your hands to yourself!"): not tried on one.
+var notToAnimate = map[string]bool{
+	"read": true, "drink": true, "climb": true, "climb up": true, "climb on": true,
+	"light": true, "search": true, "empty": true, "empty out": true, "fill": true, "turn": true,
+	"push": true, "pull": true, "eat": true, "wear": true, "put on": true, "take off": true,
+	"open": true, "close": true, "lock": true, "unlock": true, "turn on": true, "turn off": true,
+	"enter": true, "get in": true, "get on": true, "sit on": true,
 }

@@ -47,6 +47,9 @@ func TestCandidateKinds(t *testing.T) {
 		{"word verb", "balances.z5", 10, "learn bozbar"},
 		{"open a container", "curses.z5", 256, "open coffin"},
 		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
+		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
+		{"a hyphenated name read as its words", "ztuu.z5", 8, "wear mouthed mask"},
+		{"a single letter that tells two things apart", "gold.z5", 156, "push b switch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
@@ -134,6 +137,9 @@ func TestAttrLayout(t *testing.T) {
 	}{
 		{"anchor.z8", &attrLayouts[0]},
 		{"curses.z5", &attrLayouts[1]},
+		{"deephome.z5", &attrLayouts[2*4]},  // four attributes of its own first
+		{"lostpig.z8", &attrLayouts[2*6]},   // six
+		{"theatre.z5", &attrLayouts[2*2+1]}, // the older order, two
 		{"zork1.z5", nil},
 	} {
 		env, _ := playTo(t, c.file, 0)
@@ -166,9 +172,74 @@ func TestAttrLayout(t *testing.T) {
 		{"push", nil, false, true},
 		{"take", []int{l.static}, false, false},
 		{"take", []int{l.clothing}, false, true},
+		{"open", []int{l.openable, l.open}, false, false}, // open already
+		{"open", []int{l.container, l.open}, false, true}, // a rule of its own may open it
+		{"close", []int{l.openable}, false, false},        // closed already
+		{"close", []int{l.openable, l.open}, false, true},
+		{"unlock", []int{l.lockable}, false, false},
+		{"unlock", []int{l.lockable, l.locked}, false, true},
+		{"lock", []int{l.lockable, l.open}, false, false},
+		{"lock", []int{l.lockable}, false, true},
+		{"turn on", []int{l.switchable, l.on}, false, false},
+		{"turn on", []int{l.switchable}, false, true},
+		{"turn off", []int{l.switchable, l.on}, false, true},
+		{"turn off", []int{l.switchable}, false, false},
+		{"read", []int{l.animate}, false, false},
+		{"drink", []int{l.door}, false, false},
+		{"drink", nil, false, true},
+		{"kill", []int{l.animate}, false, true},
+		{"enter", []int{l.scenery}, false, true},   // a passage with a rule of its own
+		{"get in", []int{l.scenery}, false, false}, // "enter" says it once
 	} {
 		if got := l.kindOK(c.verb, c.attrs, c.second); got != c.want {
 			t.Errorf("kindOK(%q, %v, %v) = %v, want %v", c.verb, c.attrs, c.second, got, c.want)
+		}
+	}
+}
+
+// TestWhereAThingIs: nothing the player carries is entered, climbed or
+// got off (anchor, the trenchcoat carried), while it is still worn; the
+// things the last action named come first after the moves (curses,
+// after "get rod of returning").
+func TestWhereAThingIs(t *testing.T) {
+	env, _ := playTo(t, "anchor.z8", 48)
+	cands := env.candidates()
+	if !slices.Contains(cands, "wear trenchcoat") {
+		t.Fatalf("no \"wear trenchcoat\" among %q", cands)
+	}
+	for _, c := range []string{"enter trenchcoat", "get in trenchcoat", "climb trenchcoat", "exit trenchcoat", "get off trenchcoat"} {
+		if slices.Contains(cands, c) {
+			t.Errorf("%q is a candidate: the trenchcoat is carried", c)
+		}
+	}
+	env, walk := playTo(t, "curses.z5", 274)
+	if walk[273] != "get rod of returning" {
+		t.Fatalf("curses step 273 is %q", walk[273])
+	}
+	for _, c := range env.candidateList() {
+		if validMovesHas(c.text) {
+			continue
+		}
+		if c.obj != "returning" {
+			t.Errorf("first candidate after the moves %q, want one about the rod just taken", c.text)
+		}
+		break
+	}
+}
+
+func validMovesHas(c string) bool {
+	return slices.Contains(validMoves, c) || slices.Contains(moveAbbrevs, c)
+}
+
+// TestCarries: carries follows the chain of parents, and ends on a cycle.
+func TestCarries(t *testing.T) {
+	w := World{Objects: []WorldObject{{ID: 1}, {ID: 2, Parent: 1}, {ID: 3, Parent: 2}, {ID: 4, Parent: 5}, {ID: 5, Parent: 4}}}
+	for _, c := range []struct {
+		holder, id int
+		want       bool
+	}{{1, 3, true}, {2, 3, true}, {3, 1, false}, {1, 4, false}, {0, 3, false}} {
+		if got := w.carries(c.holder, c.id); got != c.want {
+			t.Errorf("carries(%d, %d) = %v, want %v", c.holder, c.id, got, c.want)
 		}
 	}
 }

@@ -94,6 +94,9 @@ type Env struct {
 	roomBytes int
 	lastRoom  string
 	lastText  string // the last observation (valid actions try what it names first)
+	// lastAction is the action played last: what it names is what "it"
+	// stands for next, tried first with what the text names.
+	lastAction string
 	// refused are the candidates of earlier valid-action searches of the
 	// episode that were played and changed nothing (by refusalKey), tried
 	// after the others; pending are the present state's, kept when the

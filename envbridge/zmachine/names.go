@@ -1,5 +1,7 @@
 package zmachine
 
+import "strings"
+
 // The words the parser knows an object by. An object's short name is what
 // the game prints ("trenchcoat", "Pandora's box"); the parser reads other
 // words: Inform 6 keeps them in property 1, "name" (the dictionary
@@ -121,6 +123,13 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 		return ws
 	}
 	d := g.dictionary()
+	// Inform keeps the words in property 1, "name" (the older compilers
+	// that write no version in the header too: Curses, Spirit)
+	if d.inform || g.nameFacts().prop == 1 {
+		if kw := g.knownNameWords(id, short); len(kw) > 0 {
+			return kw
+		}
+	}
 	isKnown := func(w string) bool {
 		k := d.key(w)
 		for _, x := range known {
@@ -162,6 +171,9 @@ func (g *vmGame) objectsNamed(w World, word string) []int {
 		for _, o := range w.Objects {
 			seen := map[string]bool{}
 			for _, x := range append(d.nameWords(o.Name), g.objectWords(o.ID)...) {
+				if prepositions[x] {
+					continue // "with" of "bowl with a lid" names nothing
+				}
 				k := d.key(x)
 				if !seen[k] {
 					seen[k] = true
@@ -171,4 +183,59 @@ func (g *vmGame) objectsNamed(w World, word string) []int {
 		}
 	}
 	return g.byWord[g.dictionary().key(word)]
+}
+
+// knownNameWords are the words of short name short that Inform's parser
+// knows object id by (its "name" property), in order: a word of the
+// short name the property lacks is left out (the parser would refuse
+// "fish-mouthed mask" where the property says "fish", "mouthed",
+// "mask"), a hyphenated word the dictionary lacks is read as its parts,
+// and a single letter is kept when the property holds it ("switch b",
+// written "b switch").
+// Inform's parser takes a thing's words in any order, so any of them
+// may stand before the last.
+func (g *vmGame) knownNameWords(id int, short string) []string {
+	nf := g.nameFacts()
+	b := g.m.Property(id, nf.prop)
+	if nf.prop == 0 || len(b)%2 != 0 {
+		return nil
+	}
+	d := g.dictionary()
+	prop := map[string]bool{}
+	for i := 0; i+1 < len(b); i += 2 {
+		if w, ok := nf.words[int(b[i])<<8|int(b[i+1])]; ok {
+			prop[d.key(w)] = true
+		}
+	}
+	var out []string
+	keep := func(w string) {
+		if prop[d.key(w)] && !notObject[w] && !prepositions[w] && !directionWords[w] &&
+			(len(w) > 1 || len(out) > 0) && !containsStr(out, w) {
+			out = append(out, w)
+		}
+	}
+	for _, tok := range strings.FieldsFunc(strings.ToLower(short), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}) {
+		if !prop[d.key(tok)] && strings.Contains(tok, "-") {
+			for _, p := range strings.Split(tok, "-") {
+				keep(p)
+			}
+			continue
+		}
+		keep(tok)
+	}
+	// a single letter or digit goes before the last word ("b switch"):
+	// a name ends with a word of more letters
+	j := len(out) - 1
+	for j >= 0 && len(out[j]) == 1 {
+		j--
+	}
+	if j < 0 {
+		return nil
+	}
+	if j < len(out)-1 {
+		out = append(append(out[:j:j], out[j+1:]...), out[j])
+	}
+	return out
 }

@@ -691,7 +691,7 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 		inView = kept
 	}
-	inView = salient(inView, e.lastText)
+	inView = salient(inView, e.focusText())
 	// Where the attributes follow the Inform library's order, templates
 	// are filled only with things of the kind their verb needs (kindOK).
 	fits := func(string, string, bool) bool { return true }
@@ -699,7 +699,7 @@ func (e *Env) candidateList() (out []candidate) {
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {
 				o, _ := w.Object(id)
-				return layout.kindOK(verb, o.Attrs, second)
+				return layout.objectOK(verb, o, w, second)
 			}
 			// A name from the text: any thing it may stand for.
 			f := strings.Fields(name)
@@ -746,7 +746,7 @@ func (e *Env) candidateList() (out []candidate) {
 	// The things the last text names first (what the game just spoke
 	// of) are tried with the core verbs before anything is taken or
 	// dropped: the next command is most often about them.
-	low := strings.ToLower(clip(e.lastText))
+	low := strings.ToLower(clip(e.focusText()))
 	k := 0
 	for _, o := range inView {
 		if k >= maxFocus || wordIndex(low, o) < 0 {
@@ -892,6 +892,16 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	return out
+}
+
+// focusText is the text whose things are tried first: the last action
+// (what "it" stands for now: "get rod of returning", then "strike it")
+// before the last observation (what the game just spoke of).
+func (e *Env) focusText() string {
+	if e.lastAction == "" {
+		return e.lastText
+	}
+	return e.lastAction + "\n" + e.lastText
 }
 
 // maxFocus bounds the things the last text names tried with the core
@@ -1281,7 +1291,7 @@ func (d *dictionary) nounsIn(text string, skip string) []string {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}) {
 		f, ok := d.words[d.key(w)]
-		if !ok || f&0x80 == 0 || d.verb(w) || notObject[w] || directionWords[w] || skipped[w] {
+		if !ok || f&0x80 == 0 || d.verb(w) || notObject[w] || directionWords[w] || prepositions[w] || skipped[w] {
 			flush()
 			continue
 		}

@@ -64,7 +64,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
-	e.refused, e.pending, e.names = nil, nil, nil
+	e.refused, e.pending, e.names, e.lastAction = nil, nil, nil, ""
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
@@ -125,6 +125,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 		end = EndWon
 	}
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: e.observe(out)}}
+	e.lastAction = action
 	e.noteText(res.Text, roomOf(vg.status))
 	if end != EndNone {
 		res.Done = true

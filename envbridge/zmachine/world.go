@@ -41,6 +41,26 @@ func (w World) Object(id int) (WorldObject, bool) {
 	return w.Objects[id-1], true
 }
 
+// carries reports whether object id is inside holder, at any depth (the
+// chain of parents is followed at most len(w.Objects) steps, so a tree
+// with a cycle ends).
+func (w World) carries(holder, id int) bool {
+	if holder == 0 {
+		return false
+	}
+	for range len(w.Objects) {
+		o, ok := w.Object(id)
+		if !ok || o.Parent == 0 {
+			return false
+		}
+		if o.Parent == holder {
+			return true
+		}
+		id = o.Parent
+	}
+	return false
+}
+
 // Contents lists the objects whose parent is id, in tree order.
 func (w World) Contents(id int) []WorldObject {
 	var out []WorldObject
