@@ -769,6 +769,7 @@ func (e *Env) candidateList() (out []candidate) {
 			e.extraCandidates(dict, near, holder, animate, addAbout)
 			e.topicCandidates(dict, animate, inView, scenery, addAbout)
 			e.wordCandidates(dict, w, addAbout)
+			e.spellCandidates(dict, w, inView, ids, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
