@@ -88,21 +88,27 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 		o, ok := w.Object(p)
 		return ok && o.Parent == 0 && len(e.vm.objectWords(p)) == 0
 	}
-	var memorised, onScroll, inBook []string
+	// The book: spells out of the tree, then those on a scroll out of
+	// the tree (copied into the book, or not yet found).
+	var memorised, onScroll, inBook, offScroll []string
 	for _, s := range spells {
 		o, ok := w.Object(s.id)
 		if !ok {
 			continue
 		}
+		p, _ := w.Object(o.Parent)
 		switch {
 		case mind(o.Parent):
 			memorised = append(memorised, s.word)
-		case here[o.Parent] && !here[s.id]:
+		case here[o.Parent]:
 			onScroll = append(onScroll, s.word)
 		case o.Parent == 0:
 			inBook = append(inBook, s.word)
+		case p.Parent == 0:
+			offScroll = append(offScroll, s.word)
 		}
 	}
+	inBook = append(inBook, offScroll...)
 	// Infocom: the spell's word is a verb of the grammar; cast at the
 	// player when its spell is in view (in the spell book held).
 	if dict.has("me") {
