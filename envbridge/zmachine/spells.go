@@ -44,11 +44,7 @@ func (g *vmGame) spellObjects(w World) []spellObject {
 	}
 	g.spellsKnown = true
 	d := g.dictionary()
-	for _, o := range w.Objects {
-		words := g.objectWords(o.ID)
-		if len(words) == 0 {
-			words = d.nameWords(o.Name)
-		}
+	own := func(words []string) (string, bool) {
 		isSpell := false
 		var own []string
 		for _, x := range words {
@@ -59,7 +55,19 @@ func (g *vmGame) spellObjects(w World) []spellObject {
 			}
 		}
 		if isSpell && len(own) == 1 && len(own[0]) >= 3 && isLetters(own[0]) && d.has(own[0]) {
-			g.spells = append(g.spells, spellObject{id: o.ID, word: fullWord(own[0], d.res)})
+			return fullWord(own[0], d.res), true
+		}
+		return "", isSpell && len(own) == 0
+	}
+	for _, o := range w.Objects {
+		// the parser's words ("frotz", "spell"), else the short name's
+		// ("frotz spell": Infocom keeps "frotz" among the adjectives)
+		word, ok := own(g.objectWords(o.ID))
+		if word == "" && (ok || g.nameFacts().prop == 0) {
+			word, _ = own(d.nameWords(o.Name))
+		}
+		if word != "" {
+			g.spells = append(g.spells, spellObject{id: o.ID, word: word})
 		}
 	}
 	return g.spells
