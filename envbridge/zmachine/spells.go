@@ -1,6 +1,9 @@
 package zmachine
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Spells: in the games of magic (Enchanter, Sorcerer, Spellbreaker and
 // those written after them) each spell is an object of the tree the
@@ -117,8 +120,27 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 		}
 	}
 	inBook = append(inBook, offScroll...)
-	// Infocom: the spell's word is a verb of the grammar; cast at the
-	// player when its spell is in view (in the spell book held).
+	isSpell := map[string]bool{}
+	for _, s := range spells {
+		isSpell[s.word] = true
+	}
+	var targets []string
+	for _, t := range inView {
+		if !isSpell[t] && len(targets) < maxSpellTargets {
+			targets = append(targets, t)
+		}
+	}
+	// Infocom: the spell's word is a verb; cast at the player when its
+	// spell is in view (in the spell book held), and at each thing in
+	// view when the last text names it ("you learn the blorple spell").
+	low := strings.ToLower(clip(e.lastText))
+	for _, s := range spells {
+		if here[s.id] && dict.verb(s.word) && wordIndex(low, s.word) >= 0 {
+			for _, t := range targets {
+				addAbout(t, s.word+" "+t)
+			}
+		}
+	}
 	if dict.has("me") {
 		for _, s := range spells {
 			if here[s.id] && dict.verb(s.word) {
@@ -144,16 +166,6 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 		}
 	}
 	// A memorised spell cast at the player, at each thing in view, alone.
-	isSpell := map[string]bool{}
-	for _, s := range spells {
-		isSpell[s.word] = true
-	}
-	var targets []string
-	for _, t := range inView {
-		if !isSpell[t] && len(targets) < maxSpellTargets {
-			targets = append(targets, t)
-		}
-	}
 	for _, m := range memorised {
 		if dict.has("me") {
 			addAbout("", m+" me")
