@@ -101,7 +101,20 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 	}
 	// The book: spells out of the tree, then those on a scroll out of
 	// the tree (copied into the book, or not yet found).
-	var memorised, onScroll, inBook, offScroll []string
+	// The spell book in view: what holds the most spells in view.
+	count := map[int]int{}
+	book := 0
+	for _, s := range spells {
+		if o, ok := w.Object(s.id); ok && here[o.Parent] {
+			if count[o.Parent]++; count[o.Parent] > count[book] {
+				book = o.Parent
+			}
+		}
+	}
+	if count[book] < 2 {
+		book = 0
+	}
+	var memorised, onScroll, inBook, offScroll, verbs []string
 	for _, s := range spells {
 		o, ok := w.Object(s.id)
 		if !ok {
@@ -111,6 +124,11 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 		switch {
 		case mind(o.Parent):
 			memorised = append(memorised, s.word)
+		case o.Parent == book && book != 0:
+			inBook = append(inBook, s.word)
+			if dict.verb(s.word) {
+				verbs = append(verbs, s.word) // Infocom: a spell of the book
+			}
 		case here[o.Parent]:
 			onScroll = append(onScroll, s.word)
 		case o.Parent == 0:
@@ -151,8 +169,9 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 	if len(memorised) == 0 && len(onScroll) == 0 && len(inBook) == 0 {
 		return
 	}
-	// A memorised spell at a spell of a scroll in view ("gnusto espnis").
-	for _, m := range memorised {
+	// A memorised spell (Infocom: a spell of the book) at a spell of a
+	// scroll in view ("gnusto espnis").
+	for _, m := range append(slices.Clone(memorised), verbs...) {
 		for _, s := range onScroll {
 			addAbout("", m+" "+s)
 		}

@@ -770,6 +770,7 @@ func (e *Env) candidateList() (out []candidate) {
 			e.topicCandidates(dict, animate, inView, scenery, addAbout)
 			e.wordCandidates(dict, w, addAbout)
 			e.spellCandidates(dict, w, inView, ids, addAbout)
+			e.numberCandidates(carried, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
