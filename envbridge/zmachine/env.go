@@ -103,6 +103,9 @@ type Env struct {
 	// the latest first (answers.go: what a list that finds nothing tries
 	// as answers).
 	names []string
+	// quoted are the words the episode's observations quoted alone, the
+	// latest first (answers.go: said in every search).
+	quoted []string
 	// cand holds what building a candidate list needs, kept between
 	// searches so that its slices and map are not grown anew each time.
 	cand candScratch

@@ -410,7 +410,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		}
 	}
 	// First, words as answers (answers.go), for at most one budget.
-	if len(r.actions) == 0 && !onlyExtra {
+	if (len(r.actions) == 0 || demandsAnswer(e.lastText)) && !onlyExtra {
 		if w, err := e.World(); err == nil {
 			for _, c := range e.answers(dict, w) {
 				if budget > 0 && m.Executed()-e0 > budget {
@@ -771,6 +771,7 @@ func (e *Env) candidateList() (out []candidate) {
 			e.wordCandidates(dict, w, addAbout)
 			e.spellCandidates(dict, w, inView, ids, addAbout)
 			e.numberCandidates(carried, addAbout)
+			e.quotedCandidates(dict, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
