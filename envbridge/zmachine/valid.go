@@ -772,6 +772,7 @@ func (e *Env) candidateList() (out []candidate) {
 			e.spellCandidates(dict, w, inView, ids, addAbout)
 			e.numberCandidates(carried, addAbout)
 			e.quotedCandidates(dict, addAbout)
+			e.askForCandidates(dict, near, holder, animate, layout != nil, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
