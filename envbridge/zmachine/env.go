@@ -106,6 +106,9 @@ type Env struct {
 	// quoted are the words the episode's observations quoted alone, the
 	// latest first (answers.go: said in every search).
 	quoted []string
+	// worked are the one-word commands that changed the world in a
+	// search of the episode, the latest first (magic.go).
+	worked []string
 	// cand holds what building a candidate list needs, kept between
 	// searches so that its slices and map are not grown anew each time.
 	cand candScratch

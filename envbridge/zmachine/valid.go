@@ -397,6 +397,9 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		r.actions = append(r.actions, c)
 		r.keys = append(r.keys, keys[i])
 	}
+	if !onlyExtra {
+		e.worked = noteWorked(e.worked, r.actions)
+	}
 	// An empty list is no list: past the budget, the rest of the
 	// candidates are tried in order, on this machine, until one changes
 	// the world or three budgets more are spent (the same on any number of
@@ -619,6 +622,9 @@ func (e *Env) candidateList() (out []candidate) {
 				add(a)
 			}
 		}
+	}
+	for _, c := range e.worked {
+		add(c) // a word that worked before (magic.go)
 	}
 	w, err := e.World()
 	if err != nil {
