@@ -109,6 +109,9 @@ type Env struct {
 	// worked are the one-word commands that changed the world in a
 	// search of the episode, the latest first (magic.go).
 	worked []string
+	// numbers are the numbers the episode's observations quoted alone
+	// (numbers.go: a number written is not written again).
+	numbers []int
 	// cand holds what building a candidate list needs, kept between
 	// searches so that its slices and map are not grown anew each time.
 	cand candScratch
