@@ -119,14 +119,19 @@ func (e *Env) answers(dict *dictionary, w World) []string {
 // holds, bare where it is a verb ("plugh"), else said ("say minirva");
 // the episode keeps the latest maxQuoted of them, tried first as answers.
 
-// maxQuoted bounds the quoted words an episode remembers.
-const maxQuoted = 32
+// maxQuoted bounds the quoted words an episode remembers;
+// maxQuotedEverywhere are said in every search, the latest.
+const (
+	maxQuoted           = 32
+	maxQuotedEverywhere = 3
+)
 
 // noteQuoted adds the words text quotes alone (between double quotes, a
 // run of three letters or more, trailing punctuation dropped), lowercased,
 // to quoted: the latest first, each once, at most maxQuoted.
 func noteQuoted(quoted []string, text string) []string {
 	text = clip(text)
+	text0 := text
 	var found []string
 	for {
 		i := strings.IndexByte(text, '"')
@@ -144,6 +149,7 @@ func noteQuoted(quoted []string, text string) []string {
 		}
 		found = append(found, strings.ToLower(q))
 	}
+	found = append(found, capitalWords(text0)...)
 	if len(found) == 0 {
 		return quoted
 	}
@@ -164,6 +170,31 @@ func noteQuoted(quoted []string, text string) []string {
 	return out
 }
 
+// capitalWords are the words of four letters or more text writes alone in
+// capitals within a line of lower case ('traces a word on a passing
+// cloud: KALUZE.'): not a heading, not a run of capitals ("TELL GNOME
+// ABOUT PIG"), lowercased.
+func capitalWords(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.IndexFunc(line, func(r rune) bool { return r >= 'a' && r <= 'z' }) < 0 {
+			continue // a heading, or no text
+		}
+		ws := strings.FieldsFunc(line, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '\'')
+		})
+		caps := func(i int) bool {
+			return i >= 0 && i < len(ws) && len(ws[i]) >= 2 && strings.ToUpper(ws[i]) == ws[i] && strings.ToLower(ws[i]) != ws[i]
+		}
+		for i, w := range ws {
+			if len(w) >= 4 && caps(i) && !caps(i-1) && !caps(i+1) && isLetters(strings.ToLower(w)) {
+				out = append(out, strings.ToLower(w))
+			}
+		}
+	}
+	return out
+}
+
 // quotedCandidates adds each word the observations since entering the
 // room quote that the dictionary holds: bare where it is a verb, else
 // said.
@@ -171,6 +202,13 @@ func (e *Env) quotedCandidates(dict *dictionary, addAbout func(obj, c string)) {
 	var here []string
 	for _, t := range e.roomTexts {
 		here = noteQuoted(here, t)
+	}
+	k := 0 // the episode's latest, everywhere
+	for _, q := range e.quoted {
+		if k < maxQuotedEverywhere && dict.has(q) && !metaVerbs[q] && !directionWords[q] && !slices.Contains(here, q) {
+			here = append(here, q)
+			k++
+		}
 	}
 	say := dict.verb("say")
 	for _, q := range here {

@@ -99,13 +99,15 @@ func TestPrepositionSynonymsOnce(t *testing.T) {
 	}
 }
 
-// TestNoteQuoted: the words a text quotes alone are kept, the latest
-// first, each once, punctuation dropped; quoted sentences and short or
-// non-letter quotes are not; at most maxQuoted are kept.
+// TestNoteQuoted: the words a text quotes alone or writes alone in
+// capitals are kept, the latest first, each once, punctuation dropped;
+// quoted sentences, short or non-letter quotes and runs of capitals are
+// not; at most maxQuoted are kept.
 func TestNoteQuoted(t *testing.T) {
 	got := noteQuoted([]string{"plover", "xyzzy"},
-		`The word "MINIRVA" is painted on one side. "Hello there," he says. A voice says "PLUGH." "42" "ab" "Plover!"`)
-	want := []string{"plover", "plugh", "minirva", "xyzzy"}
+		`The word "MINIRVA" is painted on one side. "Hello there," he says. A voice says "PLUGH." "42" "ab" "Plover!"`+"\nWEST HALL\nType TELL GNOME ABOUT PIG.")
+	// the latest first: the words quoted, then those in capitals
+	want := []string{"plugh", "minirva", "plover", "xyzzy"}
 	if !slices.Equal(got, want) {
 		t.Errorf("noteQuoted: %q, want %q", got, want)
 	}
