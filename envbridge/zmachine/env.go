@@ -107,8 +107,9 @@ type Env struct {
 	// latest first (answers.go: said in every search).
 	quoted []string
 	// worked are the one-word commands that changed the world in a
-	// search of the episode, the latest first (magic.go).
-	worked []string
+	// search of the episode, the latest first (magic.go); workedNext the
+	// present state's actions, kept as the episode moves on.
+	worked, workedNext []string
 	// numbers are the numbers the episode's observations quoted alone
 	// (numbers.go: a number written is not written again).
 	numbers []int

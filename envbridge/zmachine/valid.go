@@ -398,7 +398,9 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		r.keys = append(r.keys, keys[i])
 	}
 	if !onlyExtra {
-		e.worked = noteWorked(e.worked, r.actions)
+		// kept once the episode moves on (two searches of one state
+		// give one list)
+		e.workedNext = r.actions
 	}
 	// An empty list is no list: past the budget, the rest of the
 	// candidates are tried in order, on this machine, until one changes
@@ -1514,6 +1516,10 @@ func asksQuestion(text string) bool {
 
 // keepRefusals keeps the present state's refusals (the state is left).
 func (e *Env) keepRefusals() {
+	if len(e.workedNext) > 0 {
+		e.worked = noteWorked(e.worked, e.workedNext)
+		e.workedNext = nil
+	}
 	if len(e.pending) == 0 {
 		return
 	}

@@ -64,7 +64,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
-	e.refused, e.pending, e.names, e.quoted, e.worked, e.numbers = nil, nil, nil, nil, nil, nil
+	e.refused, e.pending, e.names, e.quoted, e.worked, e.workedNext, e.numbers = nil, nil, nil, nil, nil, nil, nil
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
