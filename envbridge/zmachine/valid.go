@@ -35,9 +35,14 @@ import (
 //     holds something in view, the characters in view (Inform's animate)
 //     told to follow and asked about the things in view and in the last
 //     text, the verbs the grammar lacks with the last text's words
-//     (wordverbs.go: "learn frotz"); after them, the first things in view
-//     pushed in each direction; where nothing changes the world, words as
-//     answers (answers.go). Inform 7 games (TextWorld) keep no short names
+//     (wordverbs.go: "learn frotz"), the spells of the tree cast and
+//     learnt (spells.go: "espnis thug", "gnusto caskly"), a number written
+//     (numbers.go), the words the text quoted said (answers.go: "say
+//     minirva"), things asked for from their holder (askfor.go); right
+//     after the moves, the one-word commands that worked before in the
+//     episode (magic.go: "plugh"); after them, the first things in view
+//     pushed in each direction; where nothing changes the world or the
+//     text demands a word, words as answers (answers.go). Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
