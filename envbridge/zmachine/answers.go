@@ -9,11 +9,28 @@ import (
 // on your journey?", "Who's been sayin' that?", "tell me the patron
 // saint!") is answered with a word, and no template makes a bare word.
 // Where every candidate of a search changed nothing, the search tries
-// words as answers, bare and said ("say W"): the names the episode's
-// observations gave (capitalised words, the latest first: a character,
-// a saint), then the nouns of the last text, then the names of the
-// objects anywhere in the tree; each a word the dictionary holds that
-// names no direction and no verb.
+// words as answers, bare and said ("say W"): the words the episode's
+// observations quoted alone (a password), the names they gave
+// (capitalised words, the latest first: a character, a saint), then the
+// nouns of the last text, then the names of the objects anywhere in the
+// tree; each a word the dictionary holds that names no direction and no
+// verb.
+
+// demandsAnswer reports a text whose last paragraph asks for a word: a
+// question, a prompt ending in a colon ("You reply:"), an order to tell
+// or speak ("tell me the patron saint!").
+func demandsAnswer(text string) bool {
+	t := strings.TrimRight(text, " \n>")
+	if i := strings.LastIndex(t, "\n\n"); i >= 0 {
+		t = t[i+2:]
+	}
+	t = strings.TrimRight(t, "\" ")
+	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, ":") {
+		return true
+	}
+	low := strings.ToLower(t)
+	return strings.Contains(low, "tell me") || strings.Contains(low, "speak")
+}
 
 // maxNames bounds the names an episode remembers.
 const maxNames = 64
@@ -70,6 +87,9 @@ func (e *Env) answers(dict *dictionary, w World) []string {
 		seen[k] = true
 		words = append(words, x)
 	}
+	for _, n := range e.quoted {
+		add(n)
+	}
 	for _, n := range e.names {
 		add(n)
 	}
@@ -90,4 +110,114 @@ func (e *Env) answers(dict *dictionary, w World) []string {
 		}
 	}
 	return out
+}
+
+// Quoted words: a word the game's text quotes alone ('A hollow voice says
+// "PLUGH".', 'The word "MINIRVA" is painted on one side.') is a word to
+// say: a password, a magic word, a name to remember. Each search tries
+// those of the observations since entering the room the dictionary
+// holds, bare where it is a verb ("plugh"), else said ("say minirva");
+// the episode keeps the latest maxQuoted of them, tried first as answers.
+
+// maxQuoted bounds the quoted words an episode remembers;
+// maxQuotedEverywhere are said in every search, the latest.
+const (
+	maxQuoted           = 32
+	maxQuotedEverywhere = 3
+)
+
+// noteQuoted adds the words text quotes alone (between double quotes, a
+// run of three letters or more, trailing punctuation dropped), lowercased,
+// to quoted: the latest first, each once, at most maxQuoted.
+func noteQuoted(quoted []string, text string) []string {
+	text = clip(text)
+	text0 := text
+	var found []string
+	for {
+		i := strings.IndexByte(text, '"')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(text[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		q := strings.TrimRight(text[i+1:i+1+j], ".,!?;:")
+		text = text[i+1+j+1:]
+		if len(q) < 3 || !isLetters(strings.ToLower(q)) {
+			continue
+		}
+		found = append(found, strings.ToLower(q))
+	}
+	found = append(found, capitalWords(text0)...)
+	if len(found) == 0 {
+		return quoted
+	}
+	out := make([]string, 0, maxQuoted)
+	seen := map[string]bool{}
+	for i := len(found) - 1; i >= 0; i-- {
+		if w := found[i]; !seen[w] && len(out) < maxQuoted {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for _, w := range quoted {
+		if !seen[w] && len(out) < maxQuoted {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// capitalWords are the words of four letters or more text writes alone in
+// capitals within a line of lower case ('traces a word on a passing
+// cloud: KALUZE.'): not a heading, not a run of capitals ("TELL GNOME
+// ABOUT PIG"), lowercased.
+func capitalWords(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.IndexFunc(line, func(r rune) bool { return r >= 'a' && r <= 'z' }) < 0 {
+			continue // a heading, or no text
+		}
+		ws := strings.FieldsFunc(line, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-' || r == '\'')
+		})
+		caps := func(i int) bool {
+			return i >= 0 && i < len(ws) && len(ws[i]) >= 2 && strings.ToUpper(ws[i]) == ws[i] && strings.ToLower(ws[i]) != ws[i]
+		}
+		for i, w := range ws {
+			if len(w) >= 4 && caps(i) && !caps(i-1) && !caps(i+1) && isLetters(strings.ToLower(w)) {
+				out = append(out, strings.ToLower(w))
+			}
+		}
+	}
+	return out
+}
+
+// quotedCandidates adds each word the observations since entering the
+// room quote that the dictionary holds: bare where it is a verb, else
+// said.
+func (e *Env) quotedCandidates(dict *dictionary, addAbout func(obj, c string)) {
+	var here []string
+	for _, t := range e.roomTexts {
+		here = noteQuoted(here, t)
+	}
+	k := 0 // the episode's latest, everywhere
+	for _, q := range e.quoted {
+		if k < maxQuotedEverywhere && dict.has(q) && !metaVerbs[q] && !directionWords[q] && !slices.Contains(here, q) {
+			here = append(here, q)
+			k++
+		}
+	}
+	say := dict.verb("say")
+	for _, q := range here {
+		switch {
+		case !dict.has(q) || metaVerbs[q] || directionWords[q]:
+		case dict.verb(q):
+			addAbout("", q)
+		case say:
+			addAbout("", "say "+q)
+		}
+	}
 }

@@ -98,3 +98,82 @@ func TestPrepositionSynonymsOnce(t *testing.T) {
 		t.Errorf("templates %q, want %q", got, want)
 	}
 }
+
+// TestNoteQuoted: the words a text quotes alone or writes alone in
+// capitals are kept, the latest first, each once, punctuation dropped;
+// quoted sentences, short or non-letter quotes and runs of capitals are
+// not; at most maxQuoted are kept.
+func TestNoteQuoted(t *testing.T) {
+	got := noteQuoted([]string{"plover", "xyzzy"},
+		`The word "MINIRVA" is painted on one side. "Hello there," he says. A voice says "PLUGH." "42" "ab" "Plover!"`+"\nWEST HALL\nType TELL GNOME ABOUT PIG.")
+	// the latest first: the words quoted, then those in capitals
+	want := []string{"plugh", "minirva", "plover", "xyzzy"}
+	if !slices.Equal(got, want) {
+		t.Errorf("noteQuoted: %q, want %q", got, want)
+	}
+	var many []string
+	for i := 0; i < 2*maxQuoted; i++ {
+		many = append(many, `"word`+string(rune('a'+i%26))+string(rune('a'+i/26))+`"`)
+	}
+	if got := noteQuoted(nil, strings.Join(many, " ")); len(got) != maxQuoted {
+		t.Errorf("%d quoted words kept, want %d", len(got), maxQuoted)
+	}
+}
+
+// FuzzNoteQuoted: any text leaves at most maxQuoted words, each once, each
+// of lower case letters, three or more.
+func FuzzNoteQuoted(f *testing.F) {
+	f.Add(`The word "MINIRVA" is painted.`, "plugh")
+	f.Add("\"\"\"a\"\xff\"ÉCOLE\" \"abc", "")
+	f.Fuzz(func(t *testing.T, text, old string) {
+		got := noteQuoted(noteQuoted(nil, old), text)
+		if len(got) > maxQuoted {
+			t.Fatalf("%d words", len(got))
+		}
+		seen := map[string]bool{}
+		for _, w := range got {
+			if seen[w] || len(w) < 3 || !isLetters(w) {
+				t.Fatalf("word %q (seen %v) in %q", w, seen[w], got)
+			}
+			seen[w] = true
+		}
+	})
+}
+
+// TestDemandsAnswer: a question, a prompt ending in a colon and an order
+// to tell or speak ask for a word; a plain text does not.
+func TestDemandsAnswer(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Vincent grabs you.\n\nYou reply:\n\n>":                            true,
+		"\"Who's been sayin' that?\"\n>":                                   true,
+		"\"So tell me the patron saint, lad, if ye wish to stay dry!\"\n>": true,
+		"What do you want to do?":                                          true,
+		"The door is locked.\n\n>":                                         false,
+		"\"Who are you?\" he asks.\n\nYou are in a hall.\n>":               false,
+		"": false,
+	} {
+		if got := demandsAnswer(text); got != want {
+			t.Errorf("demandsAnswer(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestQuotedWordSaid: where the game demands a word (the captain's patron
+// saint), a word an observation quoted hundreds of moves before ("The word
+// "MINIRVA" is painted on one side") is said, and it changes the world.
+func TestQuotedWordSaid(t *testing.T) {
+	env, walk := playTo(t, "spirit.z5", 1130)
+	if walk[1130] != "say minirva" {
+		t.Fatalf("spirit's step 1130 is %q, not the answer this test is about", walk[1130])
+	}
+	if !slices.Contains(env.quoted, "minirva") {
+		t.Fatalf("quoted words lack %q: %q", "minirva", env.quoted)
+	}
+	acts, err := env.validActions(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(acts, "say minirva") {
+		t.Errorf("valid actions lack %q: %q", "say minirva", acts)
+	}
+}

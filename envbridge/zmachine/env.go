@@ -106,6 +106,16 @@ type Env struct {
 	// the latest first (answers.go: what a list that finds nothing tries
 	// as answers).
 	names []string
+	// quoted are the words the episode's observations quoted alone, the
+	// latest first (answers.go: said in every search).
+	quoted []string
+	// worked are the one-word commands that changed the world in a
+	// search of the episode, the latest first (magic.go); workedNext the
+	// present state's actions, kept as the episode moves on.
+	worked, workedNext []string
+	// numbers are the numbers the episode's observations quoted alone
+	// (numbers.go: a number written is not written again).
+	numbers []int
 	// cand holds what building a candidate list needs, kept between
 	// searches so that its slices and map are not grown anew each time.
 	cand candScratch

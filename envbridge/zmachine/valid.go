@@ -35,9 +35,14 @@ import (
 //     holds something in view, the characters in view (Inform's animate)
 //     told to follow and asked about the things in view and in the last
 //     text, the verbs the grammar lacks with the last text's words
-//     (wordverbs.go: "learn frotz"); after them, the first things in view
-//     pushed in each direction; where nothing changes the world, words as
-//     answers (answers.go). Inform 7 games (TextWorld) keep no short names
+//     (wordverbs.go: "learn frotz"), the spells of the tree cast and
+//     learnt (spells.go: "espnis thug", "gnusto caskly"), a number written
+//     (numbers.go), the words the text quoted said (answers.go: "say
+//     minirva"), things asked for from their holder (askfor.go); right
+//     after the moves, the one-word commands that worked before in the
+//     episode (magic.go: "plugh"); after them, the first things in view
+//     pushed in each direction; where nothing changes the world or the
+//     text demands a word, words as answers (answers.go). Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
@@ -397,6 +402,11 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		r.actions = append(r.actions, c)
 		r.keys = append(r.keys, keys[i])
 	}
+	if !onlyExtra {
+		// kept once the episode moves on (two searches of one state
+		// give one list)
+		e.workedNext = r.actions
+	}
 	// An empty list is no list: past the budget, the rest of the
 	// candidates are tried in order, on this machine, until one changes
 	// the world or three budgets more are spent (the same on any number of
@@ -410,7 +420,7 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		}
 	}
 	// First, words as answers (answers.go), for at most one budget.
-	if len(r.actions) == 0 && !onlyExtra {
+	if (len(r.actions) == 0 || demandsAnswer(e.lastText)) && !onlyExtra {
 		if w, err := e.World(); err == nil {
 			for _, c := range e.answers(dict, w) {
 				if budget > 0 && m.Executed()-e0 > budget {
@@ -620,6 +630,9 @@ func (e *Env) candidateList() (out []candidate) {
 			}
 		}
 	}
+	for _, c := range e.worked {
+		add(c) // a word that worked before (magic.go)
+	}
 	w, err := e.World()
 	if err != nil {
 		return out
@@ -769,6 +782,10 @@ func (e *Env) candidateList() (out []candidate) {
 			e.extraCandidates(dict, near, holder, animate, addAbout)
 			e.topicCandidates(dict, animate, inView, scenery, addAbout)
 			e.wordCandidates(dict, w, addAbout)
+			e.spellCandidates(dict, w, inView, ids, addAbout)
+			e.numberCandidates(carried, addAbout)
+			e.quotedCandidates(dict, addAbout)
+			e.askForCandidates(dict, near, holder, animate, layout != nil, addAbout)
 		}
 		var tier1, tier2 []template
 		for _, t := range ts {
@@ -1514,6 +1531,10 @@ func asksQuestion(text string) bool {
 
 // keepRefusals keeps the present state's refusals (the state is left).
 func (e *Env) keepRefusals() {
+	if len(e.workedNext) > 0 {
+		e.worked = noteWorked(e.worked, e.workedNext)
+		e.workedNext = nil
+	}
 	if len(e.pending) == 0 {
 		return
 	}

@@ -47,6 +47,10 @@ type vmGame struct {
 	from   scoreFrom  // where the score is read
 	tmpl   []template // the valid-action templates, made once per game
 	wverbs []string   // the verbs no template has (wordverbs.go), found once
+	// spells are the game's spell objects and their words (spells.go),
+	// found once; spellsKnown once they are looked for.
+	spells      []spellObject
+	spellsKnown bool
 	// lg is where the game lists a room's local globals (Infocom's
 	// GLOBAL); lgKnown once it is looked for.
 	lg      lgFacts

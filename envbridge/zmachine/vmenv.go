@@ -65,6 +65,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
 	e.refused, e.pending, e.names, e.lastAction = nil, nil, nil, ""
+	e.quoted, e.worked, e.workedNext, e.numbers = nil, nil, nil, nil
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
 		obs.Admissible = e.validOrNil()
@@ -219,6 +220,8 @@ const maxNounText = 8 << 10
 func (e *Env) noteText(text, room string) {
 	e.lastText = text
 	e.names = noteNames(e.names, text)
+	e.quoted = noteQuoted(e.quoted, text)
+	e.numbers = noteNumbers(e.numbers, text)
 	if room == "" || room != e.lastRoom {
 		e.roomTexts, e.roomBytes, e.lastRoom = e.roomTexts[:0], 0, room
 	}
