@@ -94,6 +94,9 @@ type Env struct {
 	roomBytes int
 	lastRoom  string
 	lastText  string // the last observation (valid actions try what it names first)
+	// lastAction is the command that led to lastText (valid actions try
+	// a two-object command again with the other things carried).
+	lastAction string
 	// refused are the candidates of earlier valid-action searches of the
 	// episode that were played and changed nothing (by refusalKey), tried
 	// after the others; pending are the present state's, kept when the

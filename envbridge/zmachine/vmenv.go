@@ -63,7 +63,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 		_, opening = splitBanner(opening)
 	}
 	obs := envbridge.Observation{Text: e.observe(opening)}
-	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
+	e.roomTexts, e.roomBytes, e.lastRoom, e.lastAction = nil, 0, "", ""
 	e.refused, e.pending, e.names = nil, nil, nil
 	e.noteText(obs.Text, roomOf(vg.status))
 	if e.suite.cfg.ValidActions {
@@ -126,6 +126,7 @@ func (e *Env) stepVM(ctx context.Context, action string) (envbridge.StepResult, 
 	}
 	res := envbridge.StepResult{Observation: envbridge.Observation{Text: e.observe(out)}}
 	e.noteText(res.Text, roomOf(vg.status))
+	e.lastAction = action
 	if end != EndNone {
 		res.Done = true
 		res.Won = end == EndWon
