@@ -30,7 +30,15 @@ import (
 //     needs ("wear" clothing, "open" something openable, "put in" a
 //     container, nothing scenery or static taken);
 //     "put in" tries the fixtures in view that are no container (a
-//     slot, a socket) after the containers;
+//     slot, a socket) after the containers; things are given and shown
+//     only to characters, tied to anything (pairs.go); a two-object
+//     command played last is tried again with the other things carried,
+//     right after the things the last text names ("put egg in pot", then
+//     "put flour in pot"), and each thing in view is tried as the
+//     container, supporter, character or lock of the carried thing taken
+//     last right after its own one-object commands; the things the last
+//     text names taken at once ("take vial, calendar and matchbook",
+//     multi.go) after "take all";
 //   - besides the grammar, before the common verbs: "take all from" what
 //     holds something in view, the characters in view (Inform's animate)
 //     told to follow and asked about the things in view and in the last
