@@ -161,3 +161,39 @@ func TestListOfAndNameIn(t *testing.T) {
 		t.Errorf("jaccard = %v, want 0.5", j)
 	}
 }
+
+// FuzzRepeatPair: repeatPair reads the command played last, which an
+// agent writes: any text gives at most maxRepeat commands, each the
+// template filled with a carried thing and a thing in view, and no panic.
+func FuzzRepeatPair(f *testing.F) {
+	for _, s := range []string{"put egg in pot", "put in in in", "give  to", "put the small key in the pot please", "", "put egg in", "in in in in in"} {
+		f.Add(s)
+	}
+	l := &attrLayouts[0]
+	w := World{Objects: []WorldObject{{ID: 1, Name: "pot", Attrs: []int{l.container}}, {ID: 2, Name: "egg"}, {ID: 3, Name: "flour"}, {ID: 4, Name: "small key"}}}
+	ids := map[string]int{"pot": 1, "egg": 2, "flour": 3, "small key": 4}
+	ts := []template{{words: []string{"put", "OBJ", "in", "OBJ"}, objs: 2}, {words: []string{"give", "OBJ", "to", "OBJ"}, objs: 2}}
+	for i := range ts {
+		ts[i].classify()
+	}
+	inView := []string{"pot", "egg", "flour", "small key"}
+	f.Fuzz(func(t *testing.T, last string) {
+		ps := &pairScope{near: []string{"pot", "egg"}, carried: []string{"flour", "small key"}, ids: ids, w: w, layout: l,
+			fits: func(string, string, bool) bool { return true }}
+		var got []string
+		ps.repeatPair(ts, inView, last, func(obj, c string) {
+			if !slices.Contains(inView, obj) {
+				t.Errorf("object %q is not in view", obj)
+			}
+			got = append(got, c)
+		})
+		if len(got) > maxRepeat {
+			t.Errorf("%d commands from %q", len(got), last)
+		}
+		for _, c := range got {
+			if !strings.HasPrefix(c, "put ") && !strings.HasPrefix(c, "give ") {
+				t.Errorf("%q from %q", c, last)
+			}
+		}
+	})
+}
