@@ -95,7 +95,8 @@ type Env struct {
 	lastRoom  string
 	lastText  string // the last observation (valid actions try what it names first)
 	// lastAction is the action played last: what it names is what "it"
-	// stands for next, tried first with what the text names.
+	// stands for next, tried first with what the text names; a two-object
+	// command is tried again with the other things carried.
 	lastAction string
 	// refused are the candidates of earlier valid-action searches of the
 	// episode that were played and changed nothing (by refusalKey), tried

@@ -30,7 +30,15 @@ import (
 //     needs ("wear" clothing, "open" something openable, "put in" a
 //     container, nothing scenery or static taken);
 //     "put in" tries the fixtures in view that are no container (a
-//     slot, a socket) after the containers;
+//     slot, a socket) after the containers; things are given and shown
+//     only to characters, tied to anything (pairs.go); a two-object
+//     command played last is tried again with the other things carried,
+//     right after the things the last text names ("put egg in pot", then
+//     "put flour in pot"), and each thing in view is tried as the
+//     container, supporter, character or lock of the carried thing taken
+//     last right after its own one-object commands; the things the last
+//     text names taken at once ("take vial, calendar and matchbook",
+//     multi.go) after "take all";
 //   - besides the grammar, before the common verbs: "take all from" what
 //     holds something in view, the characters in view (Inform's animate)
 //     told to follow and asked about the things in view and in the last
@@ -756,19 +764,21 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	ts := vg.templates(e.g)
+	ps := &pairScope{near: near, carried: latestFirst(vg.childOf(w.Player), carried, ids), holder: holder,
+		ids: ids, animate: animate, w: w, layout: layout, fits: fits}
 	// The things the last text names first (what the game just spoke
 	// of) are tried with the core verbs before anything is taken or
 	// dropped: the next command is most often about them.
 	low := strings.ToLower(clip(e.focusText()))
-	k := 0
+	var focus []string
 	for _, o := range inView {
-		if k >= maxFocus || wordIndex(low, o) < 0 {
+		if len(focus) >= maxFocus || wordIndex(low, o) < 0 {
 			break // salient: the named ones come first
 		}
 		if _, tree := ids[o]; !tree {
 			continue
 		}
-		k++
+		focus = append(focus, o)
 		for _, t := range ts {
 			if t.objs != 1 || t.tier != tierCore || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
 				continue
@@ -776,6 +786,7 @@ func (e *Env) candidateList() (out []candidate) {
 			addAbout(o, t.fill(o))
 		}
 	}
+	ps.repeatPair(ts, inView, e.lastAction, addAbout)
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
 		if tier == tierCore {
 			// few, and each about what is here: before the core templates
@@ -832,63 +843,11 @@ func (e *Env) candidateList() (out []candidate) {
 				}
 				addAbout(o, t.fill(o))
 			}
-		}
-		for _, t := range tier2 {
-			mid := t.words[slices.Index(t.words, "OBJ")+1]
-			switch {
-			case t.from:
-				for _, o := range near {
-					if h := holder[o]; h != "" && fits(h, mid, true) {
-						addAbout(o, t.fill(o, h))
-					}
-				}
-			case t.heldFirst:
-				// into what is in view, then into what is carried (a
-				// sack, a pot)
-				for _, b := range near {
-					if !fits(b, mid, true) {
-						continue
-					}
-					for _, a := range carried {
-						addAbout(b, t.fill(a, b))
-					}
-				}
-				// then into the fixtures in view that are no container
-				// (a slot, a socket, a keyhole: the game's rule takes
-				// what is put in them)
-				if (mid == "in" || mid == "on") && layout != nil {
-					for _, b := range near {
-						if id, ok := ids[b]; !ok || fits(b, mid, true) || slices.Contains(animate, b) {
-							continue
-						} else if o, _ := w.Object(id); !layout.fixture(o.Attrs) {
-							continue
-						}
-						for _, a := range carried {
-							addAbout(b, t.fill(a, b))
-						}
-					}
-				}
-				for _, b := range carried {
-					if !fits(b, mid, true) {
-						continue
-					}
-					for _, a := range carried {
-						if a != b {
-							addAbout(b, t.fill(a, b))
-						}
-					}
-				}
-			default:
-				for _, a := range near {
-					if !fits(a, t.words[0], false) {
-						continue
-					}
-					for _, b := range carried {
-						addAbout(a, t.fill(a, b))
-					}
-				}
+			if tier == tierCore {
+				ps.pairsAbout(ts, o, addAbout)
 			}
 		}
+		ps.twoObjectCandidates(tier2, focus, addAbout)
 		if tier == tierTake && len(inView) > 0 && dict.has("all") {
 			if len(near) > 1 {
 				add("take all")
@@ -896,6 +855,7 @@ func (e *Env) candidateList() (out []candidate) {
 			if len(carried) > 1 {
 				add("drop all")
 			}
+			ps.severalCandidates(dict, low, add)
 		}
 		if tier == tierTake {
 			// Taking and dropping refused before come right after
