@@ -377,6 +377,9 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		}
 	}
 	e.pending = pending
+	if !onlyExtra {
+		e.playedPending = tried
+	}
 	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
 	// One action per world, the first; but a plain take or drop that
 	// leads to the world of an earlier action ("read leaflet" takes the
@@ -748,6 +751,9 @@ func (e *Env) candidateList() (out []candidate) {
 	// dropped: the next command is most often about them.
 	low := strings.ToLower(clip(e.lastText))
 	k := 0
+	if e.starved() {
+		k = maxFocus // no room for them: see starved
+	}
 	for _, o := range inView {
 		if k >= maxFocus || wordIndex(low, o) < 0 {
 			break // salient: the named ones come first
@@ -897,6 +903,20 @@ func (e *Env) candidateList() (out []candidate) {
 // maxFocus bounds the things the last text names tried with the core
 // verbs before the others.
 const maxFocus = 2
+
+// starvedPlayed is the number of candidates played by the last search
+// under which the search is starved (see starved).
+const starvedPlayed = 64
+
+// starved reports whether the last search of an earlier state played
+// fewer than starvedPlayed candidates within its budget (Inform 7 games,
+// whose turns cost 50,000 instructions and more). There the things the
+// last text names are not tried with the core verbs first: those are
+// some 25 to 35 candidates per thing where the kinds are unknown, the
+// whole budget, before any take, drop or command without an object.
+func (e *Env) starved() bool {
+	return e.played > 0 && e.played < starvedPlayed
+}
 
 // maxPushed bounds the objects in view tried with a direction ("push
 // coffin west"), the most salient first.
@@ -1504,6 +1524,9 @@ func asksQuestion(text string) bool {
 
 // keepRefusals keeps the present state's refusals (the state is left).
 func (e *Env) keepRefusals() {
+	if e.playedPending > 0 {
+		e.played, e.playedPending = e.playedPending, 0
+	}
 	if len(e.pending) == 0 {
 		return
 	}
