@@ -320,3 +320,36 @@ func TestStarvedNoFocus(t *testing.T) {
 		t.Errorf("\"take all\" is candidate %d starved, %d not", at, was)
 	}
 }
+
+// TestFocusVerbs: in anchor before "Read wall", the candidates before the
+// first take or drop are moves, answers and the focus verbs on what the
+// last text names, and "read wall" is among them.
+func TestFocusVerbs(t *testing.T) {
+	env, _ := playTo(t, "anchor.z8", 176)
+	cands := env.candidates()
+	end := slices.IndexFunc(cands, func(c string) bool {
+		return strings.HasPrefix(c, "take ") || strings.HasPrefix(c, "drop ")
+	})
+	if end < 0 {
+		t.Fatalf("no take or drop among %d candidates", len(cands))
+	}
+	focus := 0
+	for _, c := range cands[:end] {
+		if slices.Contains(validMoves, c) || c == "yes" || c == "no" {
+			continue
+		}
+		ok := false
+		for v := range focusVerbs {
+			if strings.HasPrefix(c, v+" ") {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%q before the takes is no focus verb's", c)
+		}
+		focus++
+	}
+	if focus == 0 || !slices.Contains(cands[:end], "read wall") {
+		t.Errorf("the focus block %q lacks \"read wall\"", cands[:end])
+	}
+}

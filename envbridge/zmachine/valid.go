@@ -763,7 +763,7 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 		k++
 		for _, t := range ts {
-			if t.objs != 1 || t.tier != tierCore || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
+			if t.objs != 1 || t.tier != tierCore || !focusVerbs[strings.TrimSuffix(t.String(), " OBJ")] || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
 				continue
 			}
 			addAbout(o, t.fill(o))
@@ -903,6 +903,11 @@ func (e *Env) candidateList() (out []candidate) {
 // maxFocus bounds the things the last text names tried with the core
 // verbs before the others.
 const maxFocus = 2
+
+// focusVerbs are the core verbs tried first on what the last text names.
+var focusVerbs = map[string]bool{"examine": true, "push": true, "pull": true, "turn": true, "search": true,
+	"drink": true, "enter": true, "read": true, "open": true, "close": true, "eat": true, "throw": true,
+	"empty": true, "remove": true, "turn on": true, "turn off": true, "put on": true, "take off": true}
 
 // starvedPlayed is the number of candidates played by the last search
 // under which the search is starved (see starved).
