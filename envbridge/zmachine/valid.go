@@ -50,8 +50,12 @@ import (
 //     locker" ...).
 //
 // The first maxFocus things in view that the last text names are tried
-// with the core verbs ("read wall" after the wall's writing is described)
-// right after the moves, before any take or drop.
+// with the focus verbs ("read wall" after the wall's writing is described)
+// right after the moves, before any take or drop; not where the last
+// search was starved (played fewer than starvedPlayed candidates). The
+// two-object forms of the common verbs other than the usual ones ("drop
+// OBJ in OBJ", "take OBJ from OBJ") come after every one-object command
+// (templates.go, commonTwo).
 //
 // Candidates an earlier search of the episode played to no change are
 // tried after the others (Env.refused; a refused take or drop right after
