@@ -350,3 +350,77 @@ func TestRemoveOnlyWhatIsWorn(t *testing.T) {
 		t.Errorf("%d remove candidates for %d things worn", n, worn)
 	}
 }
+
+// TestStarvedNoFocus: in afflicted (Inform 7, kinds unknown), a search
+// plays some 30 candidates in its budget; once one has, the next state's
+// list has no block of core verbs on the things the last text names
+// before the takes and drops, and "take all", which the walkthrough plays
+// next, comes earlier than with that block.
+func TestStarvedNoFocus(t *testing.T) {
+	env, walk := playTo(t, "afflicted.z8", 61)
+	if strings.ToLower(walk[62]) != "take all" {
+		t.Fatalf("afflicted's walkthrough step 62 is %q, not \"take all\"", walk[62])
+	}
+	if env.starved() {
+		t.Fatal("starved before any search")
+	}
+	sr, err := env.search(1, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.tried >= starvedPlayed {
+		t.Fatalf("the search played %d candidates, not fewer than %d", sr.tried, starvedPlayed)
+	}
+	if _, err := env.Step(ctxT(t), walk[61]); err != nil {
+		t.Fatal(err)
+	}
+	if !env.starved() {
+		t.Fatalf("not starved after a search that played %d candidates", sr.tried)
+	}
+	cands := env.candidates()
+	first := slices.IndexFunc(cands, func(c string) bool { return !slices.Contains(validMoves, c) })
+	if first < 0 || !strings.HasPrefix(cands[first], "take ") && !strings.HasPrefix(cands[first], "drop ") {
+		t.Fatalf("the first candidate after the moves is not a take or drop: %q", cands[:min(len(cands), first+5)])
+	}
+	at := slices.Index(cands, "take all")
+	played := env.played
+	env.played = 0 // as if not starved
+	full := env.candidates()
+	env.played = played
+	if was := slices.Index(full, "take all"); at < 0 || was >= 0 && at >= was {
+		t.Errorf("\"take all\" is candidate %d starved, %d not", at, was)
+	}
+}
+
+// TestFocusVerbs: in anchor before "Read wall", the candidates before the
+// first take or drop are moves, answers and the focus verbs on what the
+// last text names, and "read wall" is among them.
+func TestFocusVerbs(t *testing.T) {
+	env, _ := playTo(t, "anchor.z8", 176)
+	cands := env.candidates()
+	end := slices.IndexFunc(cands, func(c string) bool {
+		return strings.HasPrefix(c, "take ") || strings.HasPrefix(c, "drop ")
+	})
+	if end < 0 {
+		t.Fatalf("no take or drop among %d candidates", len(cands))
+	}
+	focus := 0
+	for _, c := range cands[:end] {
+		if slices.Contains(validMoves, c) || c == "yes" || c == "no" {
+			continue
+		}
+		ok := false
+		for v := range focusVerbs {
+			if strings.HasPrefix(c, v+" ") {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%q before the takes is no focus verb's", c)
+		}
+		focus++
+	}
+	if focus == 0 || !slices.Contains(cands[:end], "read wall") {
+		t.Errorf("the focus block %q lacks \"read wall\"", cands[:end])
+	}
+}

@@ -103,6 +103,10 @@ type Env struct {
 	// after the others; pending are the present state's, kept when the
 	// episode moves on (so that two searches of one state give one list).
 	refused, pending map[string]bool
+	// played is the number of candidates the last search of an earlier
+	// state played within its budget (0: none yet); playedPending the
+	// present state's, kept when the episode moves on, as pending.
+	played, playedPending int
 	// names are the capitalised words of the episode's observations,
 	// the latest first (answers.go: what a list that finds nothing tries
 	// as answers).

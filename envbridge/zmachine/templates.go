@@ -339,12 +339,27 @@ func (t *template) classify() {
 		switch tier {
 		case tierTake, tierCore:
 			tier = tierCore
+			if !commonTwo[[2]string{t.words[0], mid}] {
+				tier = tierRest
+			}
 		case tierOwn:
 		default:
 			tier = tierRest
 		}
 	}
 	t.tier = tier
+}
+
+// commonTwo are the two-object forms of the common verbs that players use
+// and that do what no one-object command does: the others ("drop OBJ in
+// OBJ", "throw OBJ on OBJ", "put OBJ behind OBJ", "push OBJ to OBJ") are
+// another verb's action written again or seldom do anything, and go to
+// tierRest, after every one-object command. "take OBJ from OBJ" is left
+// out: it leads where "take OBJ", tried earlier, does.
+var commonTwo = map[[2]string]bool{
+	{"put", "in"}: true, {"put", "on"}: true, {"unlock", "with"}: true, {"lock", "with"}: true,
+	{"give", "to"}: true, {"throw", "at"}: true, {"attack", "with"}: true, {"tie", "to"}: true,
+	{"cut", "with"}: true, {"open", "with"}: true, {"insert", "in"}: true, {"show", "to"}: true,
 }
 
 // defaultTemplates are the templates of a game without a Jericho grammar:

@@ -63,8 +63,12 @@ import (
 //     locker" ...).
 //
 // The first maxFocus things in view that the last text names are tried
-// with the core verbs ("read wall" after the wall's writing is described)
-// right after the moves, before any take or drop.
+// with the focus verbs ("read wall" after the wall's writing is described)
+// right after the moves, before any take or drop; not where the last
+// search was starved (played fewer than starvedPlayed candidates). The
+// two-object forms of the common verbs other than the usual ones ("drop
+// OBJ in OBJ", "take OBJ from OBJ") come after every one-object command
+// (templates.go, commonTwo).
 //
 // Candidates an earlier search of the episode played to no change are
 // tried after the others (Env.refused; a refused take or drop right after
@@ -390,6 +394,9 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 		}
 	}
 	e.pending = pending
+	if !onlyExtra {
+		e.playedPending = tried
+	}
 	r := searchResult{base: base, extra: keys[nCand:], extraOK: ok[nCand:], tried: tried, candidates: nCand}
 	// One action per world, the first; but a plain take or drop that
 	// leads to the world of an earlier action ("read leaflet" takes the
@@ -770,6 +777,7 @@ func (e *Env) candidateList() (out []candidate) {
 	// of) are tried with the core verbs before anything is taken or
 	// dropped: the next command is most often about them.
 	low := strings.ToLower(clip(e.focusText()))
+	starved := e.starved() // no room for their candidates: see starved
 	var focus []string
 	for _, o := range inView {
 		if len(focus) >= maxFocus || wordIndex(low, o) < 0 {
@@ -779,8 +787,11 @@ func (e *Env) candidateList() (out []candidate) {
 			continue
 		}
 		focus = append(focus, o)
+		if starved {
+			continue
+		}
 		for _, t := range ts {
-			if t.objs != 1 || t.tier != tierCore || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
+			if t.objs != 1 || t.tier != tierCore || !focusVerbs[strings.TrimSuffix(t.String(), " OBJ")] || !fits(o, strings.TrimSuffix(t.String(), " OBJ"), false) {
 				continue
 			}
 			addAbout(o, t.fill(o))
@@ -884,6 +895,25 @@ func (e *Env) focusText() string {
 // maxFocus bounds the things the last text names tried with the core
 // verbs before the others.
 const maxFocus = 2
+
+// focusVerbs are the core verbs tried first on what the last text names.
+var focusVerbs = map[string]bool{"examine": true, "push": true, "pull": true, "turn": true, "search": true,
+	"drink": true, "enter": true, "read": true, "open": true, "close": true, "eat": true, "throw": true,
+	"empty": true, "remove": true, "turn on": true, "turn off": true, "put on": true, "take off": true}
+
+// starvedPlayed is the number of candidates played by the last search
+// under which the search is starved (see starved).
+const starvedPlayed = 64
+
+// starved reports whether the last search of an earlier state played
+// fewer than starvedPlayed candidates within its budget (Inform 7 games,
+// whose turns cost 50,000 instructions and more). There the things the
+// last text names are not tried with the core verbs first: those are
+// some 25 to 35 candidates per thing where the kinds are unknown, the
+// whole budget, before any take, drop or command without an object.
+func (e *Env) starved() bool {
+	return e.played > 0 && e.played < starvedPlayed
+}
 
 // maxPushed bounds the objects in view tried with a direction ("push
 // coffin west"), the most salient first.
@@ -1494,6 +1524,9 @@ func (e *Env) keepRefusals() {
 	if len(e.workedNext) > 0 {
 		e.worked = noteWorked(e.worked, e.workedNext)
 		e.workedNext = nil
+	}
+	if e.playedPending > 0 {
+		e.played, e.playedPending = e.playedPending, 0
 	}
 	if len(e.pending) == 0 {
 		return

@@ -291,3 +291,32 @@ func FuzzNotHere(f *testing.F) {
 		}
 	})
 }
+
+// TestUncommonTwoObjectFormsLast checks that a common verb's two-object
+// forms other than the usual ones ("drop OBJ in OBJ", the Inform library's
+// Insert again; "take OBJ from OBJ", where "take OBJ" leads) are tried
+// after every one-object command, and the usual ones ("put OBJ in OBJ",
+// "unlock OBJ with OBJ") with the core verbs.
+func TestUncommonTwoObjectFormsLast(t *testing.T) {
+	want := map[string]int{
+		"put OBJ in OBJ":      tierCore,
+		"unlock OBJ with OBJ": tierCore,
+		"give OBJ to OBJ":     tierCore,
+		"drop OBJ in OBJ":     tierRest,
+		"throw OBJ on OBJ":    tierRest,
+		"put OBJ behind OBJ":  tierRest,
+		"take OBJ from OBJ":   tierRest,
+		"push OBJ to OBJ":     tierRest,
+		"read OBJ":            tierCore,
+	}
+	got := map[string]int{}
+	for _, tp := range parseGrammar("put OBJ in OBJ;unlock OBJ with OBJ;give OBJ to OBJ;discard/drop/throw OBJ in OBJ;"+
+		"throw OBJ on OBJ;put OBJ behind OBJ;carry/get/take OBJ from OBJ;push OBJ to OBJ;read OBJ", 9) {
+		got[tp.String()] = tp.tier
+	}
+	for k, tier := range want {
+		if g, ok := got[k]; !ok || g != tier {
+			t.Errorf("%q: tier %d (made %v), want %d", k, g, ok, tier)
+		}
+	}
+}
