@@ -424,3 +424,25 @@ func TestFocusVerbs(t *testing.T) {
 		t.Errorf("the focus block %q lacks \"read wall\"", cands[:end])
 	}
 }
+
+// TestPlayerNotAFloatingDoor: the player is learnt by watching what moves
+// when the player does; in gold's sitting room the front door (found in
+// several rooms, moved into each) moves too, and only the object with the
+// self object's attributes is the player.
+func TestPlayerNotAFloatingDoor(t *testing.T) {
+	env, wt := playTo(t, "gold.z5", 174)
+	if wt[174] != "sit in large chair" {
+		t.Fatalf("gold's step 174 is %q, not the sitting room's chair", wt[174])
+	}
+	w, err := env.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := w.Object(w.Player)
+	if !ok || p.Name != "Goldilocks" {
+		t.Fatalf("player %d %q, want Goldilocks", w.Player, p.Name)
+	}
+	if w.Location != p.Parent || w.Location == 0 {
+		t.Errorf("location %d, want the player's room %d", w.Location, p.Parent)
+	}
+}

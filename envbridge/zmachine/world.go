@@ -201,8 +201,21 @@ func (g *vmGame) watchMoves() (player, roomParent int, ok bool) {
 			}
 		}
 	}
+	// Where the Inform library's attributes show one, only an object
+	// with the self object's attributes is the player: a door or a
+	// wall found in several rooms moves with the player too (gold's
+	// front door, moved into each room the player enters).
+	self := map[int]bool{}
+	for id := range moved {
+		if hasSelfAttrs(m.Object(id).Attr) {
+			self[id] = true
+		}
+	}
 	best := 0
 	for id, k := range moved {
+		if len(self) > 0 && !self[id] {
+			continue
+		}
 		switch {
 		case best == 0 || home[id] > home[best] || home[id] == home[best] && k > moved[best]:
 			best = id
@@ -247,6 +260,23 @@ func (g *vmGame) playFrom(snap *zvm.Snapshot, saved vmGame, cmd string) (string,
 // "protagonist".
 var playerNames = map[string]bool{"yourself": true, "you": true, "cretin": true, "self": true, "myself": true,
 	"me": true, "(self object)": true, "player": true, "protagonist": true}
+
+// hasSelfAttrs reports attributes (by number, set or not) that are the
+// self object's in one of the Inform library's orders (attrs.go).
+func hasSelfAttrs(attr []bool) bool {
+	var set []int
+	for a, on := range attr {
+		if on {
+			set = append(set, a)
+		}
+	}
+	for i := range attrLayouts {
+		if attrLayouts[i].isSelf(set) {
+			return true
+		}
+	}
+	return false
+}
 
 func isPlayerName(name string) bool { return playerNames[strings.ToLower(strings.TrimSpace(name))] }
 
