@@ -52,19 +52,26 @@ func noteNames(names []string, text string) []string {
 		}
 		found = append(found, strings.ToLower(w))
 	}
+	return latestOnce(found, names, maxNames)
+}
+
+// latestOnce is the words found (in text order) put before those kept
+// (the latest first already): the latest first, each once, at most max.
+// Without anything found it is kept itself.
+func latestOnce(found, kept []string, max int) []string {
 	if len(found) == 0 {
-		return names
+		return kept
 	}
-	out := make([]string, 0, min(maxNames, len(found)+len(names)))
+	out := make([]string, 0, min(max, len(found)+len(kept)))
 	seen := map[string]bool{}
-	for i := len(found) - 1; i >= 0; i-- { // the latest first
-		if w := found[i]; !seen[w] && len(out) < maxNames {
+	for i := len(found) - 1; i >= 0; i-- {
+		if w := found[i]; !seen[w] && len(out) < max {
 			seen[w] = true
 			out = append(out, w)
 		}
 	}
-	for _, w := range names {
-		if !seen[w] && len(out) < maxNames {
+	for _, w := range kept {
+		if !seen[w] && len(out) < max {
 			seen[w] = true
 			out = append(out, w)
 		}
@@ -126,48 +133,37 @@ const (
 	maxQuotedEverywhere = 3
 )
 
+// quotedRuns are the runs of text between double quotes, in order,
+// trailing punctuation dropped.
+func quotedRuns(text string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(text, '"')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(text[i+1:], '"')
+		if j < 0 {
+			return out
+		}
+		out = append(out, strings.TrimRight(text[i+1:i+1+j], ".,!?;:"))
+		text = text[i+1+j+1:]
+	}
+}
+
 // noteQuoted adds the words text quotes alone (between double quotes, a
 // run of three letters or more, trailing punctuation dropped), lowercased,
 // to quoted: the latest first, each once, at most maxQuoted.
 func noteQuoted(quoted []string, text string) []string {
 	text = clip(text)
-	text0 := text
 	var found []string
-	for {
-		i := strings.IndexByte(text, '"')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(text[i+1:], '"')
-		if j < 0 {
-			break
-		}
-		q := strings.TrimRight(text[i+1:i+1+j], ".,!?;:")
-		text = text[i+1+j+1:]
-		if len(q) < 3 || !isLetters(strings.ToLower(q)) {
-			continue
-		}
-		found = append(found, strings.ToLower(q))
-	}
-	found = append(found, capitalWords(text0)...)
-	if len(found) == 0 {
-		return quoted
-	}
-	out := make([]string, 0, maxQuoted)
-	seen := map[string]bool{}
-	for i := len(found) - 1; i >= 0; i-- {
-		if w := found[i]; !seen[w] && len(out) < maxQuoted {
-			seen[w] = true
-			out = append(out, w)
+	for _, q := range quotedRuns(text) {
+		if len(q) >= 3 && isLetters(strings.ToLower(q)) {
+			found = append(found, strings.ToLower(q))
 		}
 	}
-	for _, w := range quoted {
-		if !seen[w] && len(out) < maxQuoted {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
+	found = append(found, capitalWords(text)...)
+	return latestOnce(found, quoted, maxQuoted)
 }
 
 // capitalWords are the words of four letters or more text writes alone in

@@ -28,18 +28,10 @@ const maxNumbers = 64
 // quotes, one to four digits, trailing punctuation dropped), each once,
 // at most maxNumbers.
 func noteNumbers(nums []int, text string) []int {
-	text = clip(text)
-	for len(nums) < maxNumbers {
-		i := strings.IndexByte(text, '"')
-		if i < 0 {
+	for _, q := range quotedRuns(clip(text)) {
+		if len(nums) >= maxNumbers {
 			break
 		}
-		j := strings.IndexByte(text[i+1:], '"')
-		if j < 0 {
-			break
-		}
-		q := strings.TrimRight(text[i+1:i+1+j], ".,!?;:")
-		text = text[i+1+j+1:]
 		if len(q) == 0 || len(q) > 4 || strings.Trim(q, "0123456789") != "" {
 			continue
 		}
