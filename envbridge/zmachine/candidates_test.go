@@ -54,17 +54,7 @@ func TestCandidateKinds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
 			t.Logf("walkthrough step %d: %q", c.step, walk[c.step])
-			cands := env.candidates()
-			if !slices.Contains(cands, c.want) {
-				t.Fatalf("%d candidates lack %q: %q", len(cands), c.want, cands)
-			}
-			sr, err := env.search(1, []string{c.want}, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sr.extraOK[0] || sr.extra[0] == sr.base {
-				t.Errorf("%q changes nothing", c.want)
-			}
+			wantChange(t, env, c.want)
 		})
 	}
 }
@@ -444,5 +434,22 @@ func TestPlayerNotAFloatingDoor(t *testing.T) {
 	}
 	if w.Location != p.Parent || w.Location == 0 {
 		t.Errorf("location %d, want the player's room %d", w.Location, p.Parent)
+	}
+}
+
+// wantChange fails t unless want is among env's candidates and changes
+// the world when played from the present state.
+func wantChange(t *testing.T, env *Env, want string) {
+	t.Helper()
+	cands := env.candidates()
+	if !slices.Contains(cands, want) {
+		t.Fatalf("%d candidates lack %q: %q", len(cands), want, cands)
+	}
+	sr, err := env.search(1, []string{want}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sr.extraOK[0] || sr.extra[0] == sr.base {
+		t.Errorf("%q changes nothing", want)
 	}
 }

@@ -52,15 +52,5 @@ func TestNumberNotWrittenTwice(t *testing.T) {
 		t.Fatalf("spellbrkr's step 60 is %q, not the writing this test is about", walk[60])
 	}
 	want := "write 2 on cube"
-	cands := env.candidates()
-	if !slices.Contains(cands, want) {
-		t.Fatalf("%d candidates lack %q", len(cands), want)
-	}
-	sr, err := env.search(1, []string{want}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sr.extraOK[0] || sr.extra[0] == sr.base {
-		t.Errorf("%q changes nothing", want)
-	}
+	wantChange(t, env, want)
 }

@@ -26,17 +26,7 @@ func TestSpellCandidates(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
 			t.Logf("walkthrough step %d: %q", c.step, walk[c.step])
-			cands := env.candidates()
-			if !slices.Contains(cands, c.want) {
-				t.Fatalf("%d candidates lack %q: %q", len(cands), c.want, cands)
-			}
-			sr, err := env.search(1, []string{c.want}, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sr.extraOK[0] || sr.extra[0] == sr.base {
-				t.Errorf("%q changes nothing", c.want)
-			}
+			wantChange(t, env, c.want)
 		})
 	}
 }
