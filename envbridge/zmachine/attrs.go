@@ -82,10 +82,18 @@ func informAttrs(w World) *attrLayout {
 		}
 	}
 	for _, p := range who {
-		for i := range attrLayouts {
-			if attrLayouts[i].isSelf(p.Attrs) {
-				return &attrLayouts[i]
-			}
+		if l := selfLayout(p.Attrs); l != nil {
+			return l
+		}
+	}
+	return nil
+}
+
+// selfLayout is the layout in which attrs are the self object's, or nil.
+func selfLayout(attrs []int) *attrLayout {
+	for i := range attrLayouts {
+		if attrLayouts[i].isSelf(attrs) {
+			return &attrLayouts[i]
 		}
 	}
 	return nil

@@ -270,12 +270,7 @@ func hasSelfAttrs(attr []bool) bool {
 			set = append(set, a)
 		}
 	}
-	for i := range attrLayouts {
-		if attrLayouts[i].isSelf(set) {
-			return true
-		}
-	}
-	return false
+	return selfLayout(set) != nil
 }
 
 func isPlayerName(name string) bool { return playerNames[strings.ToLower(strings.TrimSpace(name))] }
