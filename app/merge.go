@@ -268,8 +268,10 @@ func mergeSet(ctx context.Context, run, set string, io Streams) ([]string, error
 		}
 		byIndex[p.Shard.Index] = i
 	}
+	// At most len(parts) indices can be present, so the list of missing
+	// ones is cut short rather than spelt out for a corrupt n.
 	var missing []string
-	for i := range n {
+	for i := 0; i < n && len(missing) < 10; i++ {
 		if _, ok := byIndex[i]; !ok {
 			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
 		}
@@ -278,10 +280,13 @@ func mergeSet(ctx context.Context, run, set string, io Streams) ([]string, error
 		return nil, fmt.Errorf("%w: %s: part %s missing (run eval -shard %s with the same flags)", ErrParts, set, strings.Join(missing, ", "), missing[0])
 	}
 	first := parts[byIndex[0]]
+	if len(first.Tasks) != len(first.Seeds) {
+		return nil, fmt.Errorf("%w: %s: part %s lists %d task counts for %d seeds", ErrParts, set, first.Shard.String(), len(first.Tasks), len(first.Seeds))
+	}
 	var warnings []string
 	for i := 1; i < n; i++ {
 		p := parts[byIndex[i]]
-		if p.Work != first.Work || p.Items != first.Items || !slices.Equal(p.Seeds, first.Seeds) || !slices.Equal(p.Methods, first.Methods) {
+		if p.Work != first.Work || p.Items != first.Items || !slices.Equal(p.Seeds, first.Seeds) || !slices.Equal(p.Methods, first.Methods) || !slices.Equal(p.Tasks, first.Tasks) {
 			return nil, fmt.Errorf("%w: %s: part %s evaluates another list of (seed, method, task) than part %s (other seeds, methods, tasks or split)", ErrParts, set, p.Shard.String(), first.Shard.String())
 		}
 		var refuse []string

@@ -65,6 +65,10 @@ func FuzzShardFlag(f *testing.F) {
 func FuzzMergeParts(f *testing.F) {
 	f.Add([]byte(`{"format":1,"shard":{"Index":0,"N":1},"seeds":[1],"methods":["m"],"tasks":[1],"groups":[{"seed":1,"method":"m","indices":[0]}]}`), []byte(`{"method":"m","seed":1,"index":0,"task":{"id":"t"},"outcome":{}}`+"\n"))
 	f.Add([]byte(`{}`), []byte("not json\n"))
+	// Fewer task counts than seeds.
+	f.Add([]byte(`{"format":1,"shard":{"Index":0,"N":1},"seeds":[1],"methods":["m"],"groups":[{"seed":1,"method":"m","indices":[0]}]}`), []byte(`{"method":"m","seed":1,"index":0,"task":{"id":"t"},"outcome":{}}`+"\n"))
+	// A split into more parts than can be listed.
+	f.Add([]byte(`{"format":1,"shard":{"Index":0,"N":2000000000},"seeds":[1],"methods":["m"],"tasks":[1]}`), []byte(""))
 	f.Fuzz(func(t *testing.T, part, traj []byte) {
 		run := t.TempDir()
 		dir := filepath.Join(run, "eval", "x"+ShardsSuffix, "0-of-1")
