@@ -351,7 +351,7 @@ func evalOne(ctx context.Context, cfg Config, io Streams) (results []EvalResult,
 			if dir != "" {
 				defer os.RemoveAll(tmp) // dir is moved into place by writeEvaluation, else dropped with tmp
 				run.Learned = dir
-				run.Online.Memory = filepath.ToSlash(filepath.Join(OnlineMemoryDir, name))
+				run.Online.Memory = filepath.ToSlash(filepath.Join(checkpoints.OnlineFolder, name))
 			}
 		}
 		runs = append(runs, run)

@@ -72,13 +72,6 @@ func OnlineFor(env EnvConfig) Online {
 	return OnlineOff
 }
 
-// OnlineMemoryDir is the folder of an evaluation's directory where an
-// online evaluation saves each method's memory as the evaluation left it
-// (memory/<method>/, a checkpoint directory: inspect opens it), never over
-// the training checkpoint: every evaluation, a rerun included, starts from
-// the trained memory.
-const OnlineMemoryDir = "memory"
-
 // OnlineRecord is what an evaluation whose memory kept learning records
 // beside its result, so that nobody takes it for a frozen evaluation.
 type OnlineRecord struct {
@@ -197,9 +190,9 @@ func copyTree(src, dst string) error {
 // the memory each run of this evaluation learned online, and a copy of the
 // memory the earlier methods kept beside them (kept) learned in outDir.
 func placeOnlineMemory(tmp, outDir string, kept earlier, runs []methodRun) error {
-	into := filepath.Join(tmp, OnlineMemoryDir)
+	into := filepath.Join(tmp, checkpoints.OnlineFolder)
 	for _, r := range kept.results {
-		src := filepath.Join(outDir, OnlineMemoryDir, r.Method)
+		src := filepath.Join(outDir, checkpoints.OnlineFolder, r.Method)
 		if _, err := os.Stat(src); err != nil {
 			continue
 		}

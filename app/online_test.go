@@ -123,7 +123,7 @@ func TestOnlineEvalJericho(t *testing.T) {
 		dir := filepath.Join(cfg.Run, "eval", "valid_seen")
 		// A checkpoint directory: its meta and manifest (written now) and
 		// the memory in samem/, compared here.
-		mem := filepath.Join(dir, OnlineMemoryDir, "samem")
+		mem := filepath.Join(dir, checkpoints.OnlineFolder, "samem")
 		if err := checkpoints.Verify(ctx, mem); err != nil {
 			t.Fatalf("the online memory is not a whole checkpoint directory: %v", err)
 		}
@@ -155,7 +155,7 @@ func TestOnlineEvalJericho(t *testing.T) {
 	if res[0].Online != nil || !reflect.DeepEqual(res[0].Memory, results[0][0].Online.Trained) {
 		t.Errorf("frozen evaluation: online %+v, memory %v; want no online record and the trained size %v", res[0].Online, res[0].Memory, results[0][0].Online.Trained)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Run, "eval", "valid_seen-online=off", OnlineMemoryDir)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(cfg.Run, "eval", "valid_seen-online=off", checkpoints.OnlineFolder)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("frozen evaluation saved a memory: %v", err)
 	}
 	if got := treeFiles(t, ckpt); !reflect.DeepEqual(got, trained) {

@@ -27,6 +27,11 @@ const (
 	// directory (e.g. "iter-0003") and a newline. Replacing it is the
 	// commit point of a checkpoint.
 	LatestFile = "LATEST"
+	// OnlineFolder is the folder of an evaluation directory
+	// (<run>/eval/<name>) where an evaluation whose memory kept learning
+	// saves, as a checkpoint directory per method (OnlineFolder/<method>),
+	// the memory it left; never over the trained checkpoint.
+	OnlineFolder = "memory"
 	// ManifestFile lists a checkpoint's files with sizes and SHA-256 sums.
 	ManifestFile = "MANIFEST.json"
 	// DefaultKeep is how many committed checkpoints a Store keeps.

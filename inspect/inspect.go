@@ -125,24 +125,18 @@ func resolve(path, method string) (string, error) {
 		return latest(path) // a method directory
 	case exists(filepath.Join(path, method, checkpoints.Folder)):
 		return latest(filepath.Join(path, method)) // a run directory
-	case exists(filepath.Join(path, OnlineFolder, method, checkpoints.MetaFile)):
-		return filepath.Join(path, OnlineFolder, method), nil // an online evaluation's directory
+	case exists(filepath.Join(path, checkpoints.OnlineFolder, method, checkpoints.MetaFile)):
+		return filepath.Join(path, checkpoints.OnlineFolder, method), nil // an online evaluation's directory
 	}
-	return "", fmt.Errorf("%s: %w (want a run directory with %s/%s, a method directory, a checkpoint directory, or an online evaluation's directory with %s/%s/%s)", path, ErrNotFound, method, checkpoints.Folder, OnlineFolder, method, checkpoints.MetaFile)
+	return "", fmt.Errorf("%s: %w (want a run directory with %s/%s, a method directory, a checkpoint directory, or an online evaluation's directory with %s/%s/%s)", path, ErrNotFound, method, checkpoints.Folder, checkpoints.OnlineFolder, method, checkpoints.MetaFile)
 }
-
-// OnlineFolder is the folder of an evaluation directory
-// (<run>/eval/<name>) where an online evaluation saves, as a checkpoint
-// directory per method (OnlineFolder/<method>), the memory it left
-// (app.OnlineMemoryDir).
-const OnlineFolder = "memory"
 
 // OnlineEval reports whether the checkpoint directory dir is the memory an
 // online evaluation left (<eval>/memory/<method>, beside the evaluation's
 // summary.json), and returns that evaluation's directory.
 func OnlineEval(dir string) (evalDir string, ok bool) {
 	dir = filepath.Clean(dir)
-	if filepath.Base(filepath.Dir(dir)) != OnlineFolder {
+	if filepath.Base(filepath.Dir(dir)) != checkpoints.OnlineFolder {
 		return "", false
 	}
 	evalDir = filepath.Dir(filepath.Dir(dir))

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/samem/trainer/app"
-	"github.com/samem/trainer/inspect"
+	"github.com/samem/trainer/checkpoints"
 	"github.com/samem/trainer/internal/testenv"
 )
 
@@ -37,9 +37,6 @@ func inspectCSV(t *testing.T, args ...string) ([][]string, string) {
 // the evaluation's with -method, says what it is, and differs from the
 // trained memory it started from by what the evaluation learned.
 func TestOnlineMemory(t *testing.T) {
-	if inspect.OnlineFolder != app.OnlineMemoryDir {
-		t.Fatalf("inspect looks for online memories in %q, eval saves them in %q", inspect.OnlineFolder, app.OnlineMemoryDir)
-	}
 	game := filepath.Join("..", "..", "..", "shared", "games", "jericho")
 	_, err := os.Stat(filepath.Join(game, "suite.json"))
 	testenv.Need(t, err == nil, "the shared games folder "+game)
@@ -62,7 +59,7 @@ func TestOnlineMemory(t *testing.T) {
 		t.Fatalf("evaluation: %+v; want two online results", res)
 	}
 	evalDir := filepath.Join(cfg.Run, "eval", "valid_seen")
-	mem := filepath.Join(evalDir, app.OnlineMemoryDir, "samem")
+	mem := filepath.Join(evalDir, checkpoints.OnlineFolder, "samem")
 
 	trained, _ := inspectCSV(t, "-format", "csv", "-top", "0", "-table", "qtable", cfg.Run)
 	online, note := inspectCSV(t, "-format", "csv", "-top", "0", "-table", "qtable", mem)
