@@ -31,7 +31,7 @@ type inst struct {
 	store   int16     // fast kinds: the variable that receives the result; kGeneric: the opcode's row, or -1 for exec to report
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
 	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
-	brTo    int32     // the branch target when br&3 is brJump
+	brTo    int32     // the branch target when br&3 is brJump; a jump's or call's target (linkTarget); else the first successor after a return or a generic opcode other than next, learnt by loop (0 until then)
 	// nextK and brK link to the decoded instructions at next and brTo
 	// (0 until first seen), which saves looking them up in the index.
 	nextK, brK int32
@@ -331,6 +331,11 @@ func (m *Machine) loop(budget int) int {
 					p.nextK = k
 				} else if pc == int(p.brTo) {
 					p.brK = k
+				} else if p.brTo == 0 {
+					// the first other successor seen (a generic
+					// opcode's store, branch or string bytes end
+					// after next; a call of a routine in a variable)
+					p.brTo, p.brK = int32(pc), k
 				}
 			}
 		}
