@@ -19,6 +19,14 @@ package zvm
 // implementation of each opcode's meaning besides the fast forms.
 // TestCacheMatchesStep compares the two paths on every walkthrough, and
 // FuzzOpcodePaths opcode by opcode on random state.
+//
+// Each decoded instruction links to the decoded instructions run after it
+// (nextK, brK): the next one, the branch's, jump's or call's target, or
+// the first other successor seen; a return follows the link of the call
+// that made its frame (retK). The index over static memory (four bytes a
+// byte, megabytes for a large game) is read only for a successor not seen
+// before. A link is taken only when the PC equals its address, so a stale
+// or wrong hint costs a lookup, never a wrong instruction.
 
 // inst is one decoded instruction, in 32 bytes (two to a cache line).
 type inst struct {
