@@ -70,6 +70,9 @@ func (m *Machine) syncFrame() {
 	m.evalBase = end
 }
 
+// maxFrames bounds the call stack's depth.
+const maxFrames = 4096
+
 // maxStack is the capacity of the value stack (locals and evaluation
 // stacks of all frames), allocated once.
 const maxStack = 65535
@@ -243,8 +246,8 @@ func (m *Machine) call(paddr uint16, args []uint16, store int) {
 		m.fault("routine at %#x declares %d locals (at most 15)", a-1, n)
 		return
 	}
-	if len(m.frames) >= 4096 {
-		m.fault("call stack overflow (4096 frames)")
+	if len(m.frames) >= maxFrames {
+		m.fault("call stack overflow (%d frames)", maxFrames)
 		return
 	}
 	if len(m.stack)+n >= maxStack {

@@ -19,6 +19,14 @@ package zvm
 // implementation of each opcode's meaning besides the fast forms.
 // TestCacheMatchesStep compares the two paths on every walkthrough, and
 // FuzzOpcodePaths opcode by opcode on random state.
+//
+// Each decoded instruction links to the decoded instructions run after it
+// (nextK, brK): the next one, the branch's, jump's or call's target, or
+// the first other successor seen; a return follows the link of the call
+// that made its frame (retK). The index over static memory (four bytes a
+// byte, megabytes for a large game) is read only for a successor not seen
+// before. A link is taken only when the PC equals its address, so a stale
+// or wrong hint costs a lookup, never a wrong instruction.
 
 // inst is one decoded instruction, in 32 bytes (two to a cache line).
 type inst struct {
@@ -31,7 +39,7 @@ type inst struct {
 	store   int16     // fast kinds: the variable that receives the result; kGeneric: the opcode's row, or -1 for exec to report
 	ops     [4]uint16 // operand values or variable numbers (at most 4: call_vs2 and call_vn2 are left to step)
 	next    int32     // fast kinds: the address after the instruction; generic: after the operands (store and branch bytes follow)
-	brTo    int32     // the branch target when br&3 is brJump
+	brTo    int32     // the branch target when br&3 is brJump; a jump's or call's target (linkTarget); else the first successor after a return or a generic opcode other than next, learnt by loop (0 until then)
 	// nextK and brK link to the decoded instructions at next and brTo
 	// (0 until first seen), which saves looking them up in the index.
 	nextK, brK int32
@@ -181,6 +189,7 @@ func (m *Machine) decodeInst(pc int) int32 {
 	}
 	in.kind, p = m.fastKind(&in, p)
 	in.next = int32(p)
+	m.linkTarget(&in)
 	k := int32(len(m.insts))
 	m.insts = append(m.insts, in)
 	m.icache[j] = k
@@ -236,6 +245,33 @@ func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
 	return kind, p
 }
 
+// linkTarget gives a jump and a call of a constant routine their target
+// in brTo, where loop's links find it: a jump's address after the offset
+// (§15 jump), a call's first instruction after the routine's header
+// (§5.2) as loop's inline call computes it. Any other call leaves brTo 0.
+// A link is followed only when the PC equals its address, so a target
+// the run does not reach (a call taken by the generic path or accelerated)
+// costs nothing but the lookup it would have cost anyway.
+func (m *Machine) linkTarget(in *inst) {
+	if in.varMask&1 != 0 || in.n == 0 {
+		return
+	}
+	switch in.kind {
+	case kJump:
+		in.brTo = in.next + int32(int16(in.ops[0])) - 2
+	case kCall:
+		ra := int(in.ops[0]) << m.packShift
+		if in.ops[0] == 0 || m.version == 7 || ra >= len(m.mem) {
+			return
+		}
+		start := ra + 1
+		if m.version <= 4 {
+			start += 2 * int(m.mem[ra])
+		}
+		in.brTo = int32(start)
+	}
+}
+
 // loop executes at most budget instructions, from the cache where it can,
 // and returns how many it executed; it stops early when m.stop is set
 // (input wanted, halt, error). Variables are read and written inline for
@@ -245,6 +281,9 @@ func (m *Machine) fastKind(in *inst, p int) (uint8, int) {
 func (m *Machine) loop(budget int) int {
 	if m.icache == nil {
 		m.initCache()
+	}
+	if m.retK == nil {
+		m.retK = make([]int32, maxFrames)
 	}
 	// The program counter lives in a local; m.pc is written before any
 	// method that reads it (step, the exec functions, call, ret) and read
@@ -300,6 +339,11 @@ func (m *Machine) loop(budget int) int {
 					p.nextK = k
 				} else if pc == int(p.brTo) {
 					p.brK = k
+				} else if p.brTo == 0 {
+					// the first other successor seen (a generic
+					// opcode's store, branch or string bytes end
+					// after next; a call of a routine in a variable)
+					p.brTo, p.brK = int32(pc), k
 				}
 			}
 		}
@@ -377,10 +421,22 @@ func (m *Machine) loop(budget int) int {
 		case kJz:
 			cond, post = a == 0, branch
 		case kDecChk:
-			x := m.addVarInd(int(a), 0xffff)
+			var x uint16
+			if v := int(a); v > 0 && v <= len(m.locals) {
+				m.locals[v-1]--
+				x = m.locals[v-1]
+			} else {
+				x = m.addVarInd(v, 0xffff)
+			}
 			cond, post = int16(x) < int16(b), branch
 		case kIncChk:
-			x := m.addVarInd(int(a), 1)
+			var x uint16
+			if v := int(a); v > 0 && v <= len(m.locals) {
+				m.locals[v-1]++
+				x = m.locals[v-1]
+			} else {
+				x = m.addVarInd(v, 1)
+			}
 			cond, post = int16(x) > int16(b), branch
 		case kJin:
 			if a == 0 {
@@ -477,7 +533,7 @@ func (m *Machine) loop(budget int) int {
 				if m.version <= 4 {
 					start += 2 * nl
 				}
-				if base := len(m.stack); nl <= 15 && len(m.frames) < 4096 && base+nl < maxStack && start <= len(m.mem) {
+				if base := len(m.stack); nl <= 15 && len(m.frames) < maxFrames && base+nl < maxStack && start <= len(m.mem) {
 					end := base + nl
 					m.stack = m.stack[:end]
 					locals := m.stack[base:end:end]
@@ -493,6 +549,7 @@ func (m *Machine) loop(budget int) int {
 						locals[0] = b
 						copy(locals[1:], m.ops[2:in.n])
 					}
+					m.retK[len(m.frames)] = k
 					m.frames = append(m.frames, frame{retPC: int(in.next), store: int(in.store), base: base, nLocals: nl, nArgs: nArgs})
 					m.locals = locals
 					m.evalBase = end
@@ -516,10 +573,18 @@ func (m *Machine) loop(budget int) int {
 			cond, post = x != 0, branch
 		case kInc:
 			pc = int(in.next)
-			m.addVarInd(int(a), 1)
+			if v := int(a); v > 0 && v <= len(m.locals) {
+				m.locals[v-1]++
+			} else {
+				m.addVarInd(v, 1)
+			}
 		case kDec:
 			pc = int(in.next)
-			m.addVarInd(int(a), 0xffff)
+			if v := int(a); v > 0 && v <= len(m.locals) {
+				m.locals[v-1]--
+			} else {
+				m.addVarInd(v, 0xffff)
+			}
 		case kRet:
 			x, post = a, retv
 		case kJump:
@@ -574,6 +639,12 @@ func (m *Machine) loop(budget int) int {
 				m.locals = m.stack[g.base:end:end]
 				m.evalBase = end
 				pc = f.retPC
+				// the call's instruction links to the one after it
+				if j := nf - 1; j < len(m.retK) {
+					if ck := m.retK[j]; ck > 0 && int(ck) < len(m.insts) {
+						prev, pin = ck, &m.insts[ck]
+					}
+				}
 				if v := f.store; v >= 16 {
 					m.setGlobal(v, x)
 				} else if v > 0 && v <= len(m.locals) {

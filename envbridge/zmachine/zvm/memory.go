@@ -71,6 +71,11 @@ type Machine struct {
 	icache  []int32
 	insts   []inst
 	noCache bool // tests: decode every instruction with step
+	// retK[i] is the cached call instruction that made frame i, when
+	// loop's inline call made it (a hint only: a return follows the
+	// call's link when the PC is the address after that instruction, so
+	// an entry left from an earlier state is harmless)
+	retK []int32
 
 	// WorldHash's range: the end of the property tables, and the property
 	// pointers it was computed from
