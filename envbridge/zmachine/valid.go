@@ -48,7 +48,8 @@ import (
 //     (numbers.go), the words the text quoted said (answers.go: "say
 //     minirva"), things asked for from their holder (askfor.go); right
 //     after the moves, the one-word commands that worked before in the
-//     episode (magic.go: "plugh"); after them, the first things in view
+//     episode (magic.go: "plugh"), after the commands the last text
+//     suggests in capitals (suggested.go: "ASK GNOME ABOUT FIRE"); after them, the first things in view
 //     pushed in each direction; where nothing changes the world or the
 //     text demands a word, words as answers (answers.go: the quoted
 //     words, the names the text gave, the characters of the tree; up to
@@ -648,6 +649,9 @@ func (e *Env) candidateList() (out []candidate) {
 				add(a)
 			}
 		}
+	}
+	for _, c := range suggestedCommands(dict, e.lastText) {
+		add(c) // what the text says to try, in capitals (suggested.go)
 	}
 	for _, c := range e.worked {
 		add(c) // a word that worked before (magic.go)
