@@ -12,7 +12,8 @@ import (
 // words as answers, bare and said ("say W"): the words the episode's
 // observations quoted alone (a password), the names they gave
 // (capitalised words, the latest first: a character, a saint), then the
-// nouns of the last text, then the names of the objects anywhere in the
+// nouns of the last text, then the characters of the tree (first where
+// the text asks "who"), then the names of the objects anywhere in the
 // tree; each a word the dictionary holds that names no direction and no
 // verb.
 
@@ -97,6 +98,14 @@ func (e *Env) answers(dict *dictionary, w World) []string {
 	for _, n := range e.quoted {
 		add(n)
 	}
+	// A question about someone ("Who's been sayin' that?") is answered
+	// with a character first; any other after the names the text gave.
+	chars := e.characterWords(w)
+	if wordIndex(strings.ToLower(clip(e.lastText)), "who") >= 0 {
+		for _, n := range chars {
+			add(n)
+		}
+	}
 	for _, n := range e.names {
 		add(n)
 	}
@@ -104,6 +113,9 @@ func (e *Env) answers(dict *dictionary, w World) []string {
 		for _, x := range strings.Fields(n) {
 			add(x)
 		}
+	}
+	for _, n := range chars {
+		add(n)
 	}
 	for _, o := range w.Objects {
 		for _, x := range dict.nameWords(o.Name) {
@@ -118,6 +130,49 @@ func (e *Env) answers(dict *dictionary, w World) []string {
 	}
 	return out
 }
+
+// characterWords are the first words the parser knows each character of
+// the tree by (its name property: the proper name first, "norbert nerd
+// geek man"), in the tree's order, the player left out: "Who's been
+// sayin' that?" is answered with a character, who need not be in view
+// nor named by any text yet. A character is a thing with the animate
+// attribute: the layout's where the player shows it, else the lowest
+// attribute of the things the last text names by a capitalised word
+// (Inform declares animate first, after Inform 7's absent), the
+// speaker asking. Nil where the game keeps no name property or the
+// text names no thing.
+func (e *Env) characterWords(w World) []string {
+	vg := e.vm
+	animate := -1
+	if l := informAttrs(w); l != nil {
+		animate = l.animate
+	} else {
+		for _, n := range noteNames(nil, e.lastText) {
+			for _, id := range vg.objectsNamed(w, n) {
+				if o, ok := w.Object(id); ok && len(o.Attrs) > 0 && (animate < 0 || o.Attrs[0] < animate) {
+					animate = o.Attrs[0]
+				}
+			}
+		}
+	}
+	if animate < 0 || animate > maxAnimateAttr {
+		return nil
+	}
+	var out []string
+	for _, o := range w.Objects {
+		if o.ID == w.Player || !slices.Contains(o.Attrs, animate) {
+			continue
+		}
+		if ws := vg.objectWords(o.ID); len(ws) > 0 {
+			out = append(out, ws[0])
+		}
+	}
+	return out
+}
+
+// maxAnimateAttr is the highest attribute taken for animate: the
+// library's first attribute shifted by the most a game declares before it.
+const maxAnimateAttr = 1 + maxAttrShift
 
 // Quoted words: a word the game's text quotes alone ('A hollow voice says
 // "PLUGH".', 'The word "MINIRVA" is painted on one side.') is a word to

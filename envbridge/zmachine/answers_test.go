@@ -177,3 +177,45 @@ func TestQuotedWordSaid(t *testing.T) {
 		t.Errorf("valid actions lack %q: %q", "say minirva", acts)
 	}
 }
+
+// TestCharacterAnswers: yomomma after "insult vincent" ("Who's been
+// sayin' that? ... You reply:"): the answers hold the characters of the
+// tree by their names' first word, though the text never named Norbert
+// and the objects have no short names; the search, where no candidate
+// changes the world, plays them past one budget, so that "norbert" and
+// "sleaze" (each about 300,000 instructions a play) are listed. Without
+// the characters the list is empty.
+func TestCharacterAnswers(t *testing.T) {
+	env, walk := playTo(t, "yomomma.z8", 10)
+	if walk[10] != "norbert" {
+		t.Fatalf("yomomma's step 10 is %q, not the answer this test is about", walk[10])
+	}
+	w, err := env.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chars := env.characterWords(w)
+	for _, c := range []string{"norbert", "sleaze", "vincent"} {
+		if !slices.Contains(chars, c) {
+			t.Errorf("characters lack %q: %q", c, chars)
+		}
+	}
+	for _, c := range []string{"table", "jukebox", "cola"} {
+		if slices.Contains(chars, c) {
+			t.Errorf("%q is no character: %q", c, chars)
+		}
+	}
+	a := env.answers(env.vm.dictionary(), w)
+	if i, j := slices.Index(a, "norbert"), slices.Index(a, "arcade"); i < 0 || j >= 0 && j < i {
+		t.Errorf("a question of who: the characters come first, norbert at %d, arcade at %d: %q", i, j, a)
+	}
+	acts, err := env.validActions(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"norbert", "sleaze"} {
+		if !slices.Contains(acts, want) {
+			t.Errorf("valid actions %q lack %q", acts, want)
+		}
+	}
+}

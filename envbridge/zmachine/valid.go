@@ -48,9 +48,12 @@ import (
 //     (numbers.go), the words the text quoted said (answers.go: "say
 //     minirva"), things asked for from their holder (askfor.go); right
 //     after the moves, the one-word commands that worked before in the
-//     episode (magic.go: "plugh"); after them, the first things in view
+//     episode (magic.go: "plugh"), after the commands the last text
+//     suggests in capitals (suggested.go: "ASK GNOME ABOUT FIRE"); after them, the first things in view
 //     pushed in each direction; where nothing changes the world or the
-//     text demands a word, words as answers (answers.go). Inform 7 games (TextWorld) keep no short names
+//     text demands a word, words as answers (answers.go: the quoted
+//     words, the names the text gave, the characters of the tree; up to
+//     three budgets where no candidate changed the world). Inform 7 games (TextWorld) keep no short names
 //     in the object table (their printed names are routines, and their
 //     "name" properties are empty: parse_name routines read the words):
 //     there the objects are the names the observations since entering the
@@ -434,11 +437,13 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 			out[list[i].obj] = true
 		}
 	}
-	// First, words as answers (answers.go), for at most one budget.
+	// First, words as answers (answers.go), for at most one budget, or
+	// three where no candidate changed the world.
 	if (len(r.actions) == 0 || demandsAnswer(e.lastText)) && !onlyExtra {
+		empty := len(r.actions) == 0
 		if w, err := e.World(); err == nil {
 			for _, c := range e.answers(dict, w) {
-				if budget > 0 && m.Executed()-e0 > budget {
+				if spent := m.Executed() - e0; budget > 0 && (spent > budget && !empty || spent > 3*budget) {
 					break
 				}
 				text, ok := vg.playFrom(snap, saved, c)
@@ -644,6 +649,9 @@ func (e *Env) candidateList() (out []candidate) {
 				add(a)
 			}
 		}
+	}
+	for _, c := range suggestedCommands(dict, e.lastText) {
+		add(c) // what the text says to try, in capitals (suggested.go)
 	}
 	for _, c := range e.worked {
 		add(c) // a word that worked before (magic.go)
