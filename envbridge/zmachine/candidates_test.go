@@ -217,6 +217,31 @@ func TestWhereAThingIs(t *testing.T) {
 	}
 }
 
+// TestWhereInfocom: where the attribute layout is unknown (Infocom games),
+// a carried thing is not entered or climbed, and only what holds the
+// player is got out of; a thing in the room is still entered.
+func TestWhereInfocom(t *testing.T) {
+	env, _ := playTo(t, "planetfall.z3", 238)
+	w, _ := env.World()
+	if informAttrs(w) != nil {
+		t.Fatal("planetfall read as an Inform game")
+	}
+	cands := env.candidates()
+	if !slices.Contains(cands, "drop box") {
+		t.Fatalf("the box is not carried: %q", cands)
+	}
+	for _, c := range []string{"enter box", "get in box", "climb in box", "climb on box", "exit box", "exit slot", "get out slot"} {
+		if slices.Contains(cands, c) {
+			t.Errorf("%q is a candidate", c)
+		}
+	}
+	env, walk := playTo(t, "zork2.z5", 142)
+	if walk[142] != "GET IN BASKET" {
+		t.Fatalf("zork2 step 142 is %q", walk[142])
+	}
+	wantChange(t, env, "get in basket")
+}
+
 func validMovesHas(c string) bool {
 	return slices.Contains(validMoves, c) || slices.Contains(moveAbbrevs, c)
 }

@@ -28,7 +28,9 @@ import (
 //     object first. Where the game keeps the Inform library's attribute
 //     order (attrs.go), a template takes only things of the kind its verb
 //     needs ("wear" clothing, "open" something openable, "put in" a
-//     container, nothing scenery or static taken);
+//     container, nothing scenery or static taken); where it does not
+//     (Infocom games), only where a thing is counts: nothing carried is
+//     entered or climbed, only what holds the player is got out of;
 //     "put in" tries the fixtures in view that are no container (a
 //     slot, a socket) after the containers; things are given and shown
 //     only to characters, tied to anything (pairs.go); a two-object
@@ -722,7 +724,7 @@ func (e *Env) candidateList() (out []candidate) {
 	inView = salient(inView, e.focusText())
 	// Where the attributes follow the Inform library's order, templates
 	// are filled only with things of the kind their verb needs (kindOK).
-	fits := func(string, string, bool) bool { return true }
+	fits := whereFits(w, ids) // where the kinds are unknown: where things are
 	if layout != nil {
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {
