@@ -478,3 +478,39 @@ func wantChange(t *testing.T, env *Env, want string) {
 		t.Errorf("%q changes nothing", want)
 	}
 }
+
+// TestMechanismRetried: in an Infocom game a command that works a thing
+// in place, refused once, is tried in its place again once the room
+// changes: infidel's Selkis statue turns only after the Neith statue.
+func TestMechanismRetried(t *testing.T) {
+	env, walk := playTo(t, "infidel.z3", 232)
+	if walk[245] != "turn neith" || walk[246] != "turn selkis" {
+		t.Fatalf("infidel steps 245, 246 are %q, %q", walk[245], walk[246])
+	}
+	const c = "turn selkis statues"
+	sr, err := env.search(1, []string{c}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sr.extraOK[0] || sr.extra[0] != sr.base {
+		t.Fatalf("%q changes the world when the statues' room is entered", c)
+	}
+	for _, x := range walk[232:246] {
+		if _, err := env.Step(ctxT(t), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := -1
+	for i, x := range env.candidateList() {
+		if x.text == c {
+			at = i
+			if env.refused[x.key()] {
+				t.Errorf("%q is remembered as refused", c)
+			}
+		}
+	}
+	if at < 0 || at > 1000 {
+		t.Errorf("%q is candidate %d", c, at)
+	}
+	wantChange(t, env, c)
+}

@@ -79,7 +79,10 @@ import (
 // something you can open."), and the instruction budget is better spent
 // on what was not tried. A refusal is remembered with its object as it was
 // (number, parent, attributes), so that "open door" refused while the door
-// was locked is back in its place once the door changes.
+// was locked is back in its place once the door changes; in Infocom games
+// a command that works a thing in place (push, pull, turn, move) with the
+// room's things as they were too (roomState: "turn selkis" once the Neith
+// statue has turned).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
@@ -586,7 +589,7 @@ func (e *Env) candidateList() (out []candidate) {
 	back := sc.back[:0] // refused in an earlier search: tried last
 	keyed := false      // past the moves and answers, which are never put back
 	var objKey map[string]string
-	var room string
+	var room, here string
 	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
 		if seen[c] || full() {
@@ -597,6 +600,9 @@ func (e *Env) candidateList() (out []candidate) {
 		if keyed {
 			if k, ok := objKey[obj]; ok {
 				cand.tail = k
+				if here != "" && mechanism(c) {
+					cand.tail = k + here
+				}
 			} else {
 				cand.tail = room
 			}
@@ -672,6 +678,9 @@ func (e *Env) candidateList() (out []candidate) {
 	// about no object of the tree, with the room.
 	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
 	objKey = make(map[string]string, len(ids))
+	if !dict.inform {
+		here = roomState(w) // Infocom games (Inform's mark the things they list)
+	}
 	for name, id := range ids {
 		o, _ := w.Object(id)
 		objKey[name] = fmt.Sprintf("|%d/%d/%v", id, o.Parent, o.Attrs)
