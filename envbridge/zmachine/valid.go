@@ -678,8 +678,10 @@ func (e *Env) candidateList() (out []candidate) {
 	// about no object of the tree, with the room.
 	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
 	objKey = make(map[string]string, len(ids))
-	if !dict.inform {
-		here = roomState(w) // Infocom games (Inform's mark the things they list)
+	if !dict.inform && layout == nil {
+		// Infocom games (Inform's, the older ones too, mark the things
+		// they list)
+		here = roomState(w)
 	}
 	for name, id := range ids {
 		o, _ := w.Object(id)
