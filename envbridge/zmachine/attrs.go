@@ -195,17 +195,21 @@ func (l *attrLayout) fixture(attrs []int) bool {
 }
 
 // objectOK is kindOK for object o of world w, with what the library
-// refuses by where o is: a thing the player carries is not entered,
-// climbed or sat on ("You can only get into something free-standing"),
-// nor what the player is already in or on; the player gets off or out of
-// only what holds the player ("But you aren't on that at the moment").
+// refuses by where o is (whereOK).
 func (l *attrLayout) objectOK(verb string, o WorldObject, w World, second bool) bool {
 	if !l.kindOK(verb, o.Attrs, second) {
 		return false
 	}
-	if second {
-		return true
-	}
+	return second || whereOK(verb, o, w)
+}
+
+// whereOK reports whether a one-object command whose words before the
+// object are verb may be about o by where o is: a thing the player
+// carries is not entered, climbed or sat on ("You can only get into
+// something free-standing"), nor what the player is already in or on; the
+// player gets off or out of only what holds the player ("But you aren't
+// on that at the moment").
+func whereOK(verb string, o WorldObject, w World) bool {
 	switch verb {
 	case "enter", "get in", "get on", "climb in", "climb on", "sit on", "sit in", "lie on", "lie in",
 		"stand on", "go in", "climb", "climb up", "climb over", "jump over", "jump on", "jump in":
@@ -216,6 +220,20 @@ func (l *attrLayout) objectOK(verb string, o WorldObject, w World, second bool) 
 		return !ok || o.ID == p.Parent
 	}
 	return true
+}
+
+// whereFits is the filter of templates where the attribute layout is
+// unknown (Infocom games): whereOK for the objects of the tree, any
+// object for a name from the text and for the second object.
+func whereFits(w World, ids map[string]int) func(name, verb string, second bool) bool {
+	return func(name, verb string, second bool) bool {
+		id, ok := ids[name]
+		if !ok || second || w.Player == 0 {
+			return true
+		}
+		o, _ := w.Object(id)
+		return whereOK(verb, o, w)
+	}
 }
 
 // notToAnimate are the verbs the library answers for a character with a

@@ -217,6 +217,31 @@ func TestWhereAThingIs(t *testing.T) {
 	}
 }
 
+// TestWhereInfocom: where the attribute layout is unknown (Infocom games),
+// a carried thing is not entered or climbed, and only what holds the
+// player is got out of; a thing in the room is still entered.
+func TestWhereInfocom(t *testing.T) {
+	env, _ := playTo(t, "planetfall.z3", 238)
+	w, _ := env.World()
+	if informAttrs(w) != nil {
+		t.Fatal("planetfall read as an Inform game")
+	}
+	cands := env.candidates()
+	if !slices.Contains(cands, "drop box") {
+		t.Fatalf("the box is not carried: %q", cands)
+	}
+	for _, c := range []string{"enter box", "get in box", "climb in box", "climb on box", "exit box", "exit slot", "get out slot"} {
+		if slices.Contains(cands, c) {
+			t.Errorf("%q is a candidate", c)
+		}
+	}
+	env, walk := playTo(t, "zork2.z5", 142)
+	if walk[142] != "GET IN BASKET" {
+		t.Fatalf("zork2 step 142 is %q", walk[142])
+	}
+	wantChange(t, env, "get in basket")
+}
+
 func validMovesHas(c string) bool {
 	return slices.Contains(validMoves, c) || slices.Contains(moveAbbrevs, c)
 }
@@ -452,4 +477,40 @@ func wantChange(t *testing.T, env *Env, want string) {
 	if !sr.extraOK[0] || sr.extra[0] == sr.base {
 		t.Errorf("%q changes nothing", want)
 	}
+}
+
+// TestMechanismRetried: in an Infocom game a command that works a thing
+// in place, refused once, is tried in its place again once the room
+// changes: infidel's Selkis statue turns only after the Neith statue.
+func TestMechanismRetried(t *testing.T) {
+	env, walk := playTo(t, "infidel.z3", 232)
+	if walk[245] != "turn neith" || walk[246] != "turn selkis" {
+		t.Fatalf("infidel steps 245, 246 are %q, %q", walk[245], walk[246])
+	}
+	const c = "turn selkis statues"
+	sr, err := env.search(1, []string{c}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sr.extraOK[0] || sr.extra[0] != sr.base {
+		t.Fatalf("%q changes the world when the statues' room is entered", c)
+	}
+	for _, x := range walk[232:246] {
+		if _, err := env.Step(ctxT(t), x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := -1
+	for i, x := range env.candidateList() {
+		if x.text == c {
+			at = i
+			if env.refused[x.key()] {
+				t.Errorf("%q is remembered as refused", c)
+			}
+		}
+	}
+	if at < 0 || at > 1000 {
+		t.Errorf("%q is candidate %d", c, at)
+	}
+	wantChange(t, env, c)
 }

@@ -28,7 +28,9 @@ import (
 //     object first. Where the game keeps the Inform library's attribute
 //     order (attrs.go), a template takes only things of the kind its verb
 //     needs ("wear" clothing, "open" something openable, "put in" a
-//     container, nothing scenery or static taken);
+//     container, nothing scenery or static taken); where it does not
+//     (Infocom games), only where a thing is counts: nothing carried is
+//     entered or climbed, only what holds the player is got out of;
 //     "put in" tries the fixtures in view that are no container (a
 //     slot, a socket) after the containers; things are given and shown
 //     only to characters, tied to anything (pairs.go); a two-object
@@ -80,7 +82,10 @@ import (
 // something you can open."), and the instruction budget is better spent
 // on what was not tried. A refusal is remembered with its object as it was
 // (number, parent, attributes), so that "open door" refused while the door
-// was locked is back in its place once the door changes.
+// was locked is back in its place once the door changes; in Infocom games
+// a command that works a thing in place (push, pull, turn, move) with the
+// room's things as they were too (roomState: "turn selkis" once the Neith
+// statue has turned).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
@@ -589,7 +594,7 @@ func (e *Env) candidateList() (out []candidate) {
 	back := sc.back[:0] // refused in an earlier search: tried last
 	keyed := false      // past the moves and answers, which are never put back
 	var objKey map[string]string
-	var room string
+	var room, here string
 	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
 		if seen[c] || full() {
@@ -600,6 +605,9 @@ func (e *Env) candidateList() (out []candidate) {
 		if keyed {
 			if k, ok := objKey[obj]; ok {
 				cand.tail = k
+				if here != "" && mechanism(c) {
+					cand.tail = k + here
+				}
 			} else {
 				cand.tail = room
 			}
@@ -678,6 +686,11 @@ func (e *Env) candidateList() (out []candidate) {
 	// about no object of the tree, with the room.
 	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
 	objKey = make(map[string]string, len(ids))
+	if !dict.inform && layout == nil {
+		// Infocom games (Inform's, the older ones too, mark the things
+		// they list)
+		here = roomState(w)
+	}
 	for name, id := range ids {
 		o, _ := w.Object(id)
 		objKey[name] = fmt.Sprintf("|%d/%d/%v", id, o.Parent, o.Attrs)
@@ -730,7 +743,7 @@ func (e *Env) candidateList() (out []candidate) {
 	inView = salient(inView, e.focusText())
 	// Where the attributes follow the Inform library's order, templates
 	// are filled only with things of the kind their verb needs (kindOK).
-	fits := func(string, string, bool) bool { return true }
+	fits := whereFits(w, ids) // where the kinds are unknown: where things are
 	if layout != nil {
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {

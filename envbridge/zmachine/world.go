@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 
@@ -366,4 +367,45 @@ func maskedHash(tree, mask []byte) uint64 {
 		h ^= h >> 32
 	}
 	return h
+}
+
+// roomState is what a refusal of a command that works a mechanism
+// (mechanism) is remembered by besides its thing: the room and the
+// things in it as they are (their numbers and attributes, the player left
+// out). Such a command refused on one thing may work once another thing
+// of the room changes ("turn selkis" once the Neith statue is turned; a
+// button of a console once the monster the console moves has come), so
+// it is tried in its place again then.
+func roomState(w World) string {
+	if w.Location == 0 {
+		return ""
+	}
+	h := fnv.New64a()
+	var b [8]byte
+	put := func(x int) {
+		binary.LittleEndian.PutUint64(b[:], uint64(x))
+		h.Write(b[:])
+	}
+	put(w.Location)
+	for _, o := range w.Objects {
+		if o.Parent != w.Location || o.ID == w.Player {
+			continue
+		}
+		put(o.ID)
+		for _, a := range o.Attrs {
+			put(a + 1<<20)
+		}
+	}
+	return fmt.Sprintf("#%x", h.Sum64())
+}
+
+// mechanism reports a command that works a thing in place: push, pull,
+// turn, move, press it.
+func mechanism(c string) bool {
+	for _, v := range []string{"push ", "pull ", "turn ", "move ", "press "} {
+		if strings.HasPrefix(c, v) {
+			return true
+		}
+	}
+	return false
 }
