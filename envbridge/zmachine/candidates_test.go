@@ -48,8 +48,11 @@ func TestCandidateKinds(t *testing.T) {
 		{"open a container", "curses.z5", 256, "open coffin"},
 		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
 		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
-		{"a hyphenated name read as its words", "ztuu.z5", 8, "wear mouthed mask"},
+		{"a hyphenated name as the dictionary cuts it", "ztuu.z5", 8, "wear fish-mouthed mask"},
 		{"a single letter that tells two things apart", "gold.z5", 156, "push b switch"},
+		{"a hyphenated word cut where the dictionary cuts it", "spirit.z5", 158, "open navy-blue box"},
+		{"a device in the later Inform 7 order", "afflicted.z8", 34, "turn on light"},
+		{"a fixed thing on a counter in the later Inform 7 order", "partyfoul.z8", 13, "take knife"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
@@ -127,9 +130,11 @@ func TestAttrLayout(t *testing.T) {
 	}{
 		{"anchor.z8", &attrLayouts[0]},
 		{"curses.z5", &attrLayouts[1]},
-		{"deephome.z5", &attrLayouts[2*4]},  // four attributes of its own first
-		{"lostpig.z8", &attrLayouts[2*6]},   // six
-		{"theatre.z5", &attrLayouts[2*2+1]}, // the older order, two
+		{"deephome.z5", &attrLayouts[2*4]},                 // four attributes of its own first
+		{"lostpig.z8", &attrLayouts[2*6]},                  // six
+		{"theatre.z5", &attrLayouts[2*2+1]},                // the older order, two
+		{"afflicted.z8", &attrLayouts[2*(maxAttrShift+1)]}, // the later Inform 7 order
+		{"yomomma.z8", &attrLayouts[2*(maxAttrShift+1)]},
 		{"zork1.z5", nil},
 	} {
 		env, _ := playTo(t, c.file, 0)
@@ -451,5 +456,30 @@ func wantChange(t *testing.T, env *Env, want string) {
 	}
 	if !sr.extraOK[0] || sr.extra[0] == sr.base {
 		t.Errorf("%q changes nothing", want)
+	}
+}
+
+// TestDictionaryKey: a word is cut where the Z-machine's encoding cuts
+// it, after 6 or 9 Z-characters, a letter taking one and a digit or
+// hyphen two.
+func TestDictionaryKey(t *testing.T) {
+	for _, c := range []struct {
+		res        int
+		word, want string
+	}{
+		{9, "navy-blue", "navy-blu"},
+		{9, "Examine", "examine"},
+		{9, "enchantment", "enchantme"},
+		{6, "x-ray", "x-ray"},
+		{6, "x-rays", "x-ray"},
+		{6, "examine", "examin"},
+		{9, "ticket5802", "ticket5"},
+		{6, "1st", "1st"},
+		{6, "12345", "123"},
+	} {
+		d := &dictionary{res: c.res}
+		if got := d.key(c.word); got != c.want {
+			t.Errorf("key(%q) with %d Z-characters = %q, want %q", c.word, c.res, got, c.want)
+		}
 	}
 }
