@@ -483,3 +483,31 @@ func TestDictionaryKey(t *testing.T) {
 		}
 	}
 }
+
+// TestInertLeftOut: in gold's sitting room (Inform 6, the library's
+// properties), a command whose library action only prints is left out
+// for a thing no before rule catches ("push carpet", "read carpet"), kept
+// for one with a before rule of its own ("push button", the walkthrough's
+// "press button"), and "examine" is kept for both.
+func TestInertLeftOut(t *testing.T) {
+	env, walk := playTo(t, "gold.z5", 175)
+	t.Logf("walkthrough step 175: %q", walk[175])
+	if !env.vm.informProps() {
+		t.Fatal("gold's properties not read as the Inform library's")
+	}
+	var cs []string
+	for _, c := range env.candidateList() {
+		cs = append(cs, c.text)
+	}
+	for _, c := range []string{"push carpet", "read carpet", "pull carpet", "search carpet"} {
+		if slices.Contains(cs, c) {
+			t.Errorf("%q is a candidate; the carpet has no before rule", c)
+		}
+	}
+	for _, c := range []string{"examine carpet", "examine button"} {
+		if !slices.Contains(cs, c) {
+			t.Errorf("%q is no candidate", c)
+		}
+	}
+	wantChange(t, env, "push button")
+}

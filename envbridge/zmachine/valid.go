@@ -724,9 +724,13 @@ func (e *Env) candidateList() (out []candidate) {
 	// are filled only with things of the kind their verb needs (kindOK).
 	fits := func(string, string, bool) bool { return true }
 	if layout != nil {
+		inert := vg.inertHere(w, ids)
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {
 				o, _ := w.Object(id)
+				if !second && inert != nil && inert(id, verb, o.Attrs, layout) {
+					return false
+				}
 				return layout.objectOK(verb, o, w, second)
 			}
 			// A name from the text: any thing it may stand for.
