@@ -48,7 +48,7 @@ func TestCandidateKinds(t *testing.T) {
 		{"open a container", "curses.z5", 256, "open coffin"},
 		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
 		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
-		{"a hyphenated name as the dictionary cuts it", "ztuu.z5", 8, "wear fish-mouthed mask"},
+		{"a hyphenated name as the dictionary cuts it", "ztuu.z5", 8, "put on fish-mouthed mask"},
 		{"a single letter that tells two things apart", "gold.z5", 156, "push b switch"},
 		{"a hyphenated word cut where the dictionary cuts it", "spirit.z5", 158, "open navy-blue box"},
 		{"a device in the later Inform 7 order", "afflicted.z8", 34, "turn on light"},
@@ -199,8 +199,8 @@ func TestAttrLayout(t *testing.T) {
 func TestWhereAThingIs(t *testing.T) {
 	env, _ := playTo(t, "anchor.z8", 48)
 	cands := env.candidates()
-	if !slices.Contains(cands, "wear trenchcoat") {
-		t.Fatalf("no \"wear trenchcoat\" among %q", cands)
+	if !slices.Contains(cands, "put on trenchcoat") {
+		t.Fatalf("no \"put on trenchcoat\" among %q", cands)
 	}
 	for _, c := range []string{"enter trenchcoat", "get in trenchcoat", "climb trenchcoat", "exit trenchcoat", "get off trenchcoat"} {
 		if slices.Contains(cands, c) {
@@ -510,4 +510,32 @@ func TestInertLeftOut(t *testing.T) {
 		}
 	}
 	wantChange(t, env, "push button")
+}
+
+// TestSynonymsOnce: in an Inform game, of two templates the library's
+// grammar sends to one action only the one tried first is made (Yo Momma,
+// before "wear sweater": "put on shirt", no "wear shirt", no "climb up
+// shirt"); an Infocom game keeps both ("climb up" is an action of its own
+// there).
+func TestSynonymsOnce(t *testing.T) {
+	env, walk := playTo(t, "yomomma.z8", 20)
+	t.Logf("walkthrough step 20: %q", walk[20])
+	cs := env.candidates()
+	for _, c := range []string{"wear shirt", "climb up shirt"} {
+		if slices.Contains(cs, c) {
+			t.Errorf("%q is a candidate beside its synonym", c)
+		}
+	}
+	wantChange(t, env, "put on shirt")
+	var ts []string
+	for _, tp := range dropSynonyms(parseGrammar("climb/scale OBJ;climb/scale up OBJ;wear OBJ;put on OBJ;get in OBJ", 9)) {
+		ts = append(ts, tp.String())
+	}
+	if want := []string{"climb OBJ", "wear OBJ", "get in OBJ"}; !slices.Equal(ts, want) { // the first of each pair
+		t.Errorf("templates %q, want %q", ts, want)
+	}
+	z, _ := playTo(t, "zork1.z5", 0)
+	if !slices.ContainsFunc(z.vm.templates(z.g), func(tp template) bool { return tp.String() == "climb up OBJ" }) {
+		t.Error("zork1 lost \"climb up OBJ\"")
+	}
 }

@@ -1103,6 +1103,9 @@ func (g *vmGame) templates(gm *game) []template {
 		}
 		return verbRank(a.words[0]) - verbRank(b.words[0])
 	})
+	if dict.inform {
+		g.tmpl = dropSynonyms(g.tmpl)
+	}
 	return g.tmpl
 }
 
