@@ -3,7 +3,8 @@ package zmachine
 import "slices"
 
 // Inform's library declares its attributes in one order, which games
-// compiled with it keep (Inform 6 and the template layer of Inform 7 alike:
+// compiled with it keep (Inform 6 and the template layer of the early
+// Inform 7 builds alike, Anchorhead; the later builds' order is i7Layout:
 // animate 0, clothing 2, container 4, door 5, edible 6, enterable 7,
 // lockable 10, openable 15, scenery 17, static 19, supporter 20,
 // switchable 21, worn 26); older libraries (Inform 5, the early 6
@@ -28,6 +29,9 @@ type attrLayout struct {
 	// concealed is the other library order's concealed at the same
 	// shift, which the self object of this one does not have
 	notConcealed int
+	// i7: the later Inform 7 order, where a thing's parts are no children
+	// of it (Inform 7 keeps them apart from the object tree)
+	i7 bool
 }
 
 // baseLayouts are the two library orders, unshifted.
@@ -40,32 +44,54 @@ var baseLayouts = []attrLayout{
 		locked: 11, on: 13, open: 14, self: []int{0, 2, 16, 23}},
 }
 
+// i7Layout is the order of the template layer of later Inform 7 builds
+// (Afflicted, Party Foul, Snack Time, Yo Momma: 5T18 and after): absent
+// 0, animate 1, clothing 2, concealed 3, container 4, door 5, edible 6,
+// enterable 7, light 8, lockable 9, locked 10, moved 11, on 12, open 13,
+// openable 14, scenery 15, static 16, supporter 17, switchable 18,
+// talkable 19, transparent 20, ..., worn 22, ..., proper 27; "general"
+// is gone and "proper" moved after the genders. Its self object is never
+// clothing, which the older orders' self objects are not told apart by.
+var i7Layout = attrLayout{animate: 1, clothing: 2, container: 4, door: 5, edible: 6, enterable: 7,
+	lockable: 9, openable: 14, scenery: 15, static: 16, supporter: 17, switchable: 18, worn: 22,
+	locked: 10, on: 12, open: 13, self: []int{1, 3, 20, 27}, notConcealed: 2, i7: true}
+
 // maxAttrShift is the most attributes of its own a game is taken to
 // declare before the library's.
 const maxAttrShift = 8
 
 // attrLayouts are the library orders shifted by 0 to maxAttrShift, the
-// least shift first (attrLayouts[0] and [1] are baseLayouts as they are).
+// least shift first (attrLayouts[0] and [1] are baseLayouts as they are),
+// then i7Layout shifted likewise.
 var attrLayouts = func() []attrLayout {
 	var out []attrLayout
 	for k := 0; k <= maxAttrShift; k++ {
 		for i, b := range baseLayouts {
-			l := b
-			for _, p := range []*int{&l.animate, &l.clothing, &l.container, &l.door, &l.edible,
-				&l.enterable, &l.lockable, &l.openable, &l.scenery, &l.static, &l.supporter,
-				&l.switchable, &l.worn, &l.locked, &l.on, &l.open} {
-				*p += k
-			}
-			l.self = make([]int, len(b.self))
-			for j, a := range b.self {
-				l.self[j] = a + k
-			}
+			l := b.shifted(k)
 			l.notConcealed = baseLayouts[1-i].self[1] + k
 			out = append(out, l)
 		}
 	}
+	for k := 0; k <= maxAttrShift; k++ {
+		out = append(out, i7Layout.shifted(k))
+	}
 	return out
 }()
+
+// shifted is l with every attribute k higher.
+func (l attrLayout) shifted(k int) attrLayout {
+	for _, p := range []*int{&l.animate, &l.clothing, &l.container, &l.door, &l.edible,
+		&l.enterable, &l.lockable, &l.openable, &l.scenery, &l.static, &l.supporter,
+		&l.switchable, &l.worn, &l.locked, &l.on, &l.open, &l.notConcealed} {
+		*p += k
+	}
+	self := make([]int, len(l.self))
+	for j, a := range l.self {
+		self[j] = a + k
+	}
+	l.self = self
+	return l
+}
 
 // informAttrs is the attribute layout world's player object shows (or,
 // where the player is not found, the object named as Inform names its self
@@ -198,7 +224,13 @@ func (l *attrLayout) fixture(attrs []int) bool {
 // refuses by where o is (whereOK).
 func (l *attrLayout) objectOK(verb string, o WorldObject, w World, second bool) bool {
 	if !l.kindOK(verb, o.Attrs, second) {
-		return false
+		// where parts are no children (Inform 7), scenery or a fixed
+		// thing on a supporter or in a container is there to be kept out
+		// of the room's list (Party Foul's butter knife on the counter):
+		// it may be taken; elsewhere it is a part of its holder
+		if verb != "take" || second || !l.i7 || o.Parent == w.Location {
+			return false
+		}
 	}
 	return second || whereOK(verb, o, w)
 }

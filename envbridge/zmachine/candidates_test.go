@@ -48,8 +48,11 @@ func TestCandidateKinds(t *testing.T) {
 		{"open a container", "curses.z5", 256, "open coffin"},
 		{"put in a fixture", "ludicorp.z5", 186, "put cartridge in slot"},
 		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
-		{"a hyphenated name read as its words", "ztuu.z5", 8, "wear mouthed mask"},
+		{"a hyphenated name as the dictionary cuts it", "ztuu.z5", 8, "put on fish-mouthed mask"},
 		{"a single letter that tells two things apart", "gold.z5", 156, "push b switch"},
+		{"a hyphenated word cut where the dictionary cuts it", "spirit.z5", 158, "open navy-blue box"},
+		{"a device in the later Inform 7 order", "afflicted.z8", 34, "turn on light"},
+		{"a fixed thing on a counter in the later Inform 7 order", "partyfoul.z8", 13, "take knife"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
@@ -127,9 +130,11 @@ func TestAttrLayout(t *testing.T) {
 	}{
 		{"anchor.z8", &attrLayouts[0]},
 		{"curses.z5", &attrLayouts[1]},
-		{"deephome.z5", &attrLayouts[2*4]},  // four attributes of its own first
-		{"lostpig.z8", &attrLayouts[2*6]},   // six
-		{"theatre.z5", &attrLayouts[2*2+1]}, // the older order, two
+		{"deephome.z5", &attrLayouts[2*4]},                 // four attributes of its own first
+		{"lostpig.z8", &attrLayouts[2*6]},                  // six
+		{"theatre.z5", &attrLayouts[2*2+1]},                // the older order, two
+		{"afflicted.z8", &attrLayouts[2*(maxAttrShift+1)]}, // the later Inform 7 order
+		{"yomomma.z8", &attrLayouts[2*(maxAttrShift+1)]},
 		{"zork1.z5", nil},
 	} {
 		env, _ := playTo(t, c.file, 0)
@@ -194,8 +199,8 @@ func TestAttrLayout(t *testing.T) {
 func TestWhereAThingIs(t *testing.T) {
 	env, _ := playTo(t, "anchor.z8", 48)
 	cands := env.candidates()
-	if !slices.Contains(cands, "wear trenchcoat") {
-		t.Fatalf("no \"wear trenchcoat\" among %q", cands)
+	if !slices.Contains(cands, "put on trenchcoat") {
+		t.Fatalf("no \"put on trenchcoat\" among %q", cands)
 	}
 	for _, c := range []string{"enter trenchcoat", "get in trenchcoat", "climb trenchcoat", "exit trenchcoat", "get off trenchcoat"} {
 		if slices.Contains(cands, c) {
@@ -513,4 +518,85 @@ func TestMechanismRetried(t *testing.T) {
 		t.Errorf("%q is candidate %d", c, at)
 	}
 	wantChange(t, env, c)
+}
+
+// TestDictionaryKey: a word is cut where the Z-machine's encoding cuts
+// it, after 6 or 9 Z-characters, a letter taking one and a digit or
+// hyphen two.
+func TestDictionaryKey(t *testing.T) {
+	for _, c := range []struct {
+		res        int
+		word, want string
+	}{
+		{9, "navy-blue", "navy-blu"},
+		{9, "Examine", "examine"},
+		{9, "enchantment", "enchantme"},
+		{6, "x-ray", "x-ray"},
+		{6, "x-rays", "x-ray"},
+		{6, "examine", "examin"},
+		{9, "ticket5802", "ticket5"},
+		{6, "1st", "1st"},
+		{6, "12345", "123"},
+	} {
+		d := &dictionary{res: c.res}
+		if got := d.key(c.word); got != c.want {
+			t.Errorf("key(%q) with %d Z-characters = %q, want %q", c.word, c.res, got, c.want)
+		}
+	}
+}
+
+// TestInertLeftOut: in gold's sitting room (Inform 6, the library's
+// properties), a command whose library action only prints is left out
+// for a thing no before rule catches ("push carpet", "read carpet"), kept
+// for one with a before rule of its own ("push button", the walkthrough's
+// "press button"), and "examine" is kept for both.
+func TestInertLeftOut(t *testing.T) {
+	env, walk := playTo(t, "gold.z5", 175)
+	t.Logf("walkthrough step 175: %q", walk[175])
+	if !env.vm.informProps() {
+		t.Fatal("gold's properties not read as the Inform library's")
+	}
+	var cs []string
+	for _, c := range env.candidateList() {
+		cs = append(cs, c.text)
+	}
+	for _, c := range []string{"push carpet", "read carpet", "pull carpet", "search carpet"} {
+		if slices.Contains(cs, c) {
+			t.Errorf("%q is a candidate; the carpet has no before rule", c)
+		}
+	}
+	for _, c := range []string{"examine carpet", "examine button"} {
+		if !slices.Contains(cs, c) {
+			t.Errorf("%q is no candidate", c)
+		}
+	}
+	wantChange(t, env, "push button")
+}
+
+// TestSynonymsOnce: in an Inform game, of two templates the library's
+// grammar sends to one action only the one tried first is made (Yo Momma,
+// before "wear sweater": "put on shirt", no "wear shirt", no "climb up
+// shirt"); an Infocom game keeps both ("climb up" is an action of its own
+// there).
+func TestSynonymsOnce(t *testing.T) {
+	env, walk := playTo(t, "yomomma.z8", 20)
+	t.Logf("walkthrough step 20: %q", walk[20])
+	cs := env.candidates()
+	for _, c := range []string{"wear shirt", "climb up shirt"} {
+		if slices.Contains(cs, c) {
+			t.Errorf("%q is a candidate beside its synonym", c)
+		}
+	}
+	wantChange(t, env, "put on shirt")
+	var ts []string
+	for _, tp := range dropSynonyms(parseGrammar("climb/scale OBJ;climb/scale up OBJ;wear OBJ;put on OBJ;get in OBJ", 9)) {
+		ts = append(ts, tp.String())
+	}
+	if want := []string{"climb OBJ", "wear OBJ", "get in OBJ"}; !slices.Equal(ts, want) { // the first of each pair
+		t.Errorf("templates %q, want %q", ts, want)
+	}
+	z, _ := playTo(t, "zork1.z5", 0)
+	if !slices.ContainsFunc(z.vm.templates(z.g), func(tp template) bool { return tp.String() == "climb up OBJ" }) {
+		t.Error("zork1 lost \"climb up OBJ\"")
+	}
 }

@@ -187,9 +187,10 @@ func (g *vmGame) objectsNamed(w World, word string) []int {
 
 // knownNameWords are the words of short name short that Inform's parser
 // knows object id by (its "name" property), in order: a word of the
-// short name the property lacks is left out (the parser would refuse
-// "fish-mouthed mask" where the property says "fish", "mouthed",
-// "mask"), a hyphenated word the dictionary lacks is read as its parts,
+// short name the property lacks is left out (the parser refuses a name
+// with a word the thing's property lacks), a hyphenated word the
+// property lacks as a whole (where it holds "fish" and "mouthed" but not
+// "fish-mouthed") is read as its parts,
 // and a single letter is kept when the property holds it ("switch b",
 // written "b switch").
 // Inform's parser takes a thing's words in any order, so any of them

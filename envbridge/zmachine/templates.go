@@ -387,3 +387,38 @@ var defaultTemplates = func() []template {
 	}
 	return ts
 }()
+
+// informSynonyms are pairs of one-object templates that the Inform
+// library's grammar (6 and 7 alike) sends to one action: "climb X",
+// "climb up X" and "climb over X" are Climb, "put on X" and "wear X" Wear,
+// "enter X" and "get in X" Enter, "turn on X" and "switch X" SwitchOn
+// (Inform 7: "switch X" is "turn off X" when it is on). Each of a pair
+// leads to the world the other does, at the cost of a turn of the budget.
+var informSynonyms = [][2]string{
+	{"climb OBJ", "climb up OBJ"}, {"climb OBJ", "climb over OBJ"}, {"put on OBJ", "wear OBJ"},
+	{"enter OBJ", "get in OBJ"}, {"turn on OBJ", "switch OBJ"},
+}
+
+// dropSynonyms is ts (in the order they are tried) without the later of
+// each pair of informSynonyms that are both in ts.
+func dropSynonyms(ts []template) []template {
+	at := map[string]int{}
+	for i, t := range ts {
+		at[t.String()] = i
+	}
+	drop := map[int]bool{}
+	for _, p := range informSynonyms {
+		i, ok1 := at[p[0]]
+		j, ok2 := at[p[1]]
+		if ok1 && ok2 {
+			drop[max(i, j)] = true
+		}
+	}
+	out := ts[:0:0]
+	for i, t := range ts {
+		if !drop[i] {
+			out = append(out, t)
+		}
+	}
+	return out
+}

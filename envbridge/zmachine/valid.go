@@ -745,9 +745,13 @@ func (e *Env) candidateList() (out []candidate) {
 	// are filled only with things of the kind their verb needs (kindOK).
 	fits := whereFits(w, ids) // where the kinds are unknown: where things are
 	if layout != nil {
+		inert := vg.inertHere(w, ids)
 		fits = func(name, verb string, second bool) bool {
 			if id, ok := ids[name]; ok {
 				o, _ := w.Object(id)
+				if !second && inert != nil && inert(id, verb, o.Attrs, layout) {
+					return false
+				}
 				return layout.objectOK(verb, o, w, second)
 			}
 			// A name from the text: any thing it may stand for.
@@ -1120,6 +1124,9 @@ func (g *vmGame) templates(gm *game) []template {
 		}
 		return verbRank(a.words[0]) - verbRank(b.words[0])
 	})
+	if dict.inform {
+		g.tmpl = dropSynonyms(g.tmpl)
+	}
 	return g.tmpl
 }
 
@@ -1246,13 +1253,33 @@ func (g *vmGame) dictionary() *dictionary {
 	return d
 }
 
+// key is w as the dictionary stores it: lower case, cut after res
+// Z-characters, where a letter takes one, a digit or punctuation mark of
+// the standard alphabet two (a shift, then the mark) and any other
+// character four ("navy-blue" is stored "navy-blu").
 func (d *dictionary) key(w string) string {
 	w = strings.ToLower(w)
-	if len(w) > d.res {
-		w = w[:d.res]
+	n := 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			n++
+		case strings.IndexByte(zAlphabet2, c) >= 0:
+			n += 2
+		default:
+			n += 4
+		}
+		if n > d.res {
+			return w[:i]
+		}
 	}
 	return w
 }
+
+// zAlphabet2 is the standard Z-machine alphabet A2 (versions 2 and
+// after) past its escape and newline codes.
+const zAlphabet2 = "0123456789.,!?_#'\"/\\-:()"
 
 func (d *dictionary) has(w string) bool {
 	_, ok := d.words[d.key(w)]

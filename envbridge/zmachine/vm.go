@@ -60,6 +60,9 @@ type vmGame struct {
 	names *nameFacts
 	// byWord: dictionary word -> the objects it names (objectsNamed).
 	byWord map[string][]int
+	// props: the objects' common properties are numbered as the Inform
+	// library's (rules.go); propsKnown once that is looked at.
+	props, propsKnown bool
 	// scoreGlobal and movesGlobal are the globals the score and moves are
 	// read from (fromGlobal), -1 for none.
 	scoreGlobal, movesGlobal int
