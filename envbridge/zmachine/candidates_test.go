@@ -573,6 +573,26 @@ func TestInertLeftOut(t *testing.T) {
 	wantChange(t, env, "push button")
 }
 
+// TestInertKeptForRoomBefore: in Deephome's vault (Inform 6) the room's
+// before routine compares the noun with the valuables ("search
+// valuables" finds the gold coin), so "search wealth" stays a candidate
+// and changes the world, while a thing the routine does not name is left
+// out as in any room ("search key", the key carried).
+func TestInertKeptForRoomBefore(t *testing.T) {
+	env, walk := playTo(t, "deephome.z5", 206)
+	t.Logf("walkthrough step 206: %q", walk[206])
+	w, _ := env.World()
+	caught, ok := env.vm.roomBeforeNames(w.Location)
+	if !ok || len(caught) == 0 {
+		t.Fatalf("the vault's before routine not read: names %v, ok %v", caught, ok)
+	}
+	cs := env.candidates()
+	if slices.Contains(cs, "search key") {
+		t.Error("\"search key\" is a candidate; neither the key nor the room's before catches it")
+	}
+	wantChange(t, env, "search wealth")
+}
+
 // TestSynonymsOnce: in an Inform game, of two templates the library's
 // grammar sends to one action only the one tried first is made (Yo Momma,
 // before "wear sweater": "put on shirt", no "wear shirt", no "climb up

@@ -1,5 +1,12 @@
 package zmachine
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/samem/trainer/envbridge/zmachine/zvm"
+)
+
 // Inform 6's library (releases 6/1 to 6/11) runs a command's action
 // through the game's before rules (the react_before of the things in
 // scope, the room's before, the noun's before) and then its own routine,
@@ -68,11 +75,11 @@ func (g *vmGame) hasRoutine(id, p int) bool {
 // inertHere is, where no thing in view (ids) of world w reacts before, a
 // test of a command that changes nothing: its verb is inert and its thing
 // (no character) has no before rule. Nil (nothing known) where something
-// reacts before or the game's properties are not the library's. The
-// room's before is not looked at: it mostly catches the moves and a verb
-// or two of its own, and looking at it loses more of the gain (Gold's
-// sitting room has one) than it keeps (a Deephome room's before searches
-// the valuables).
+// reacts before or the game's properties are not the library's. Of the
+// room's before only the things it names are kept (a Deephome vault's
+// before searches the valuables): it mostly catches the moves and a verb
+// or two of its own, and keeping every thing where it exists loses more
+// of the gain (Gold's sitting room has one) than it keeps.
 func (g *vmGame) inertHere(w World, ids map[string]int) func(id int, verb string, attrs []int, l *attrLayout) bool {
 	if !g.informProps() {
 		return nil
@@ -82,8 +89,12 @@ func (g *vmGame) inertHere(w World, ids map[string]int) func(id int, verb string
 			return nil
 		}
 	}
+	caught, ok := g.roomBeforeNames(w.Location)
+	if !ok {
+		return nil
+	}
 	return func(id int, verb string, attrs []int, l *attrLayout) bool {
-		if !inertVerbs[verb] || g.hasRoutine(id, propBefore) {
+		if !inertVerbs[verb] || g.hasRoutine(id, propBefore) || caught[id] {
 			return false
 		}
 		for _, a := range attrs {
@@ -93,4 +104,95 @@ func (g *vmGame) inertHere(w World, ids map[string]int) func(id int, verb string
 		}
 		return true
 	}
+}
+
+// maxRoutineInsts bounds the instructions roomBeforeNames reads of one
+// routine: a room's before is a switch over a few actions.
+const maxRoutineInsts = 2000
+
+// roomBeforeNames is the set of objects whose numbers the before routine
+// of room appears as constants in ("Search: if (noun == valuables) ..."
+// compiles to a je of the noun against the valuables' number): the things
+// the room's before may catch an action about. It reads the routine
+// instruction by instruction to its last return past every forward branch.
+// Nil where the room has no before routine; ok false where the routine
+// cannot be read (then every thing is taken as caught).
+func (g *vmGame) roomBeforeNames(room int) (names map[int]bool, ok bool) {
+	b := g.m.Property(room, propBefore)
+	if len(b) == 0 || !g.hasRoutine(room, propBefore) {
+		return nil, true
+	}
+	names = map[int]bool{}
+	for i := 0; i+1 < len(b); i += 2 {
+		p := int(b[i])<<8 | int(b[i+1])
+		if p == 0 {
+			continue
+		}
+		if !g.routineConstants(p, names) {
+			return nil, false
+		}
+	}
+	return names, true
+}
+
+// routineConstants adds to out the constants compared (je) in the routine at packed
+// address p; false where it cannot be read.
+func (g *vmGame) routineConstants(p int, out map[int]bool) bool {
+	var addr int
+	switch v := g.m.Version(); {
+	case v <= 3:
+		addr = 2 * p
+	case v <= 5:
+		addr = 4 * p
+	case v == 8:
+		addr = 8 * p
+	default:
+		return false
+	}
+	locals := int(g.m.PeekByte(addr))
+	if locals > 15 {
+		return false
+	}
+	addr++
+	if g.m.Version() <= 4 {
+		addr += 2 * locals
+	}
+	furthest := addr
+	for n := 0; n < maxRoutineInsts; n++ {
+		in, err := g.m.Disassemble(addr)
+		if err != nil || in.Name == "" {
+			return false
+		}
+		for _, o := range in.Operands {
+			if in.Name != "je" {
+				break // the noun is compared with je
+			}
+			var c int
+			if _, err := fmt.Sscanf(o, "#0x%x", &c); err == nil {
+				out[c] = true
+			}
+		}
+		for _, t := range []string{in.Branch, jumpOperand(in)} {
+			var to int
+			if _, err := fmt.Sscanf(strings.TrimLeft(t, "?~"), "0x%x", &to); err == nil && to > furthest {
+				furthest = to
+			}
+		}
+		addr = in.Next
+		switch in.Name {
+		case "ret", "rtrue", "rfalse", "print_ret", "ret_popped", "jump", "quit":
+			if addr > furthest {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jumpOperand is a jump's target ("0x4f12"), or "".
+func jumpOperand(in zvm.Instruction) string {
+	if in.Name == "jump" && len(in.Operands) == 1 {
+		return in.Operands[0]
+	}
+	return ""
 }
