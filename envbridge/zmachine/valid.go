@@ -108,7 +108,7 @@ const maxValidObjects = 24
 
 // maxTextNouns bounds the things the last text names that no object in
 // view is called, tried as objects.
-const maxTextNouns = 6
+const maxTextNouns = 3
 
 // maxCandidates bounds the candidates a search makes (and those it puts
 // back): the budget stops a search after some hundreds, and one that finds

@@ -165,7 +165,7 @@ func TestParseGrammar(t *testing.T) {
 // candidates tried are the same on any number of machines.
 func TestValidBudgetConcurrentEqualsSequential(t *testing.T) {
 	path := filepath.Join(gamesDir(t), "jericho", "curses.z5")
-	for _, budget := range []int{400_000, 1_500_000} {
+	for _, budget := range []int{400_000, 1_000_000} {
 		s, err := NewSuite(ctxT(t), Config{MaxSteps: 100, ValidBudget: budget}, path)
 		if err != nil {
 			t.Fatal(err)
