@@ -138,17 +138,7 @@ func (g *vmGame) roomBeforeNames(room int) (names map[int]bool, ok bool) {
 // routineConstants adds to out the constants compared (je) in the routine at packed
 // address p; false where it cannot be read.
 func (g *vmGame) routineConstants(p int, out map[int]bool) bool {
-	var addr int
-	switch v := g.m.Version(); {
-	case v <= 3:
-		addr = 2 * p
-	case v <= 5:
-		addr = 4 * p
-	case v == 8:
-		addr = 8 * p
-	default:
-		return false
-	}
+	addr := g.m.RoutineAddress(uint16(p))
 	locals := int(g.m.PeekByte(addr))
 	if locals > 15 {
 		return false

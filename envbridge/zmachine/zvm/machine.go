@@ -420,6 +420,10 @@ func (m *Machine) Property(id, n int) []byte {
 	return append([]byte(nil), m.mem[d:d+l]...)
 }
 
+// RoutineAddress is the byte address of the routine at packed address p
+// (§1.2.3), as a call reaches it.
+func (m *Machine) RoutineAddress(p uint16) int { return m.unpack(p, packedRoutine) }
+
 // PackedString decodes the string at packed address p (§1.2.3, §3), as
 // print_paddr prints it; an error when it does not decode (outside
 // memory, no end).
