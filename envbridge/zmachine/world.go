@@ -86,13 +86,7 @@ func (e *Env) World() (World, error) {
 	w := World{Objects: make([]WorldObject, 0, n)}
 	for id := 1; id <= n; id++ {
 		o := m.Object(id)
-		wo := WorldObject{ID: id, Parent: o.Parent, Name: o.Name}
-		for a, set := range o.Attr {
-			if set {
-				wo.Attrs = append(wo.Attrs, a)
-			}
-		}
-		w.Objects = append(w.Objects, wo)
+		w.Objects = append(w.Objects, WorldObject{ID: id, Parent: o.Parent, Name: o.Name, Attrs: setAttrs(o.Attr)})
 	}
 	pl := e.vm.playerFacts(e.g)
 	w.Player, w.Location = findPlayer(m, w.Objects, pl)
@@ -264,14 +258,17 @@ var playerNames = map[string]bool{"yourself": true, "you": true, "cretin": true,
 
 // hasSelfAttrs reports attributes (by number, set or not) that are the
 // self object's in one of the Inform library's orders (attrs.go).
-func hasSelfAttrs(attr []bool) bool {
+func hasSelfAttrs(attr []bool) bool { return selfLayout(setAttrs(attr)) != nil }
+
+// setAttrs are the numbers of the attributes set in attr, in order.
+func setAttrs(attr []bool) []int {
 	var set []int
 	for a, on := range attr {
 		if on {
 			set = append(set, a)
 		}
 	}
-	return selfLayout(set) != nil
+	return set
 }
 
 func isPlayerName(name string) bool { return playerNames[strings.ToLower(strings.TrimSpace(name))] }
