@@ -796,6 +796,9 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	ts := vg.templates(e.g)
+	if layout != nil && !dict.inform {
+		ts = vg.informTemplates(ts)
+	}
 	ps := &pairScope{near: near, carried: latestFirst(vg.childOf(w.Player), carried, ids), holder: holder,
 		ids: ids, animate: animate, w: w, layout: layout, fits: fits}
 	// The things the last text names first (what the game just spoke
@@ -884,6 +887,9 @@ func (e *Env) candidateList() (out []candidate) {
 			}
 		}
 		ps.twoObjectCandidates(tier2, focus, addAbout)
+		if tier == tierRest {
+			ps.flushLater(addAbout)
+		}
 		if tier == tierTake && len(inView) > 0 && dict.has("all") {
 			if len(near) > 1 {
 				add("take all")
@@ -1128,6 +1134,18 @@ func (g *vmGame) templates(gm *game) []template {
 		g.tmpl = dropSynonyms(g.tmpl)
 	}
 	return g.tmpl
+}
+
+// informTemplates is ts without the later of each pair of Inform
+// synonyms (dropSynonyms), for a game whose objects have the Inform
+// library's attributes though its header names no Inform compiler (Inform
+// 5 and the early 6 releases leave the version bytes 0: Curses, Spirit);
+// their libraries' grammar sends the pairs to one action too.
+func (g *vmGame) informTemplates(ts []template) []template {
+	if g.tmplLib == nil {
+		g.tmplLib = dropSynonyms(ts)
+	}
+	return g.tmplLib
 }
 
 // objectsInView names the objects under the player's room (breadth first,
