@@ -6,6 +6,28 @@ import (
 	"testing"
 )
 
+// TestPluralCandidates: in Curses the rods, each named "rod", are taken
+// from the rucksack and put into the arc's sockets by their plural
+// ("get rods from sack", "put rods in socket"); the search makes both
+// commands, and each changes the world.
+func TestPluralCandidates(t *testing.T) {
+	for _, c := range []struct {
+		step       int
+		walk, want string
+	}{
+		{743, "get rods from sack", "take rods from rucksack"},
+		{744, "put rods in socket", "put rods in arc"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			env, walk := playTo(t, "curses.z5", c.step)
+			if walk[c.step] != c.walk {
+				t.Fatalf("curses step %d is %q, want %q", c.step, walk[c.step], c.walk)
+			}
+			wantChange(t, env, c.want)
+		})
+	}
+}
+
 // TestTieAfterOwnVerbs: with a full rucksack carried, tying one carried
 // thing to another (or to a thing inside the rucksack) comes after the
 // game's own verbs about what was just taken: Curses' "strike it" after

@@ -898,6 +898,10 @@ func (e *Env) candidateList() (out []candidate) {
 				add("drop all")
 			}
 			ps.severalCandidates(dict, low, add)
+			ps.pluralCandidates(dict, func(id int) []string {
+				o, _ := w.Object(id)
+				return append(dict.nameWords(o.Name), vg.objectWords(id)...)
+			}, add)
 		}
 		if tier == tierTake {
 			// Taking and dropping refused before come right after
