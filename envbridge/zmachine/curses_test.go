@@ -105,3 +105,23 @@ func TestInformSynonymsOlderHeader(t *testing.T) {
 		t.Errorf("%d %q and %d %q or %q candidates, want some and none", climb, "climb X", other, "climb over X", "climb up X")
 	}
 }
+
+// TestStaticPushedFirst: a statue fixed in place is pushed in each
+// direction before any thing is put into or onto it (Curses' Demeter,
+// "push demeter northwest").
+func TestStaticPushedFirst(t *testing.T) {
+	env, walk := playTo(t, "curses.z5", 429)
+	if walk[429] != "push demeter northwest" {
+		t.Fatalf("curses step 429 is %q", walk[429])
+	}
+	cands := env.candidates()
+	push := slices.Index(cands, "push demeter northwest")
+	if push < 0 {
+		t.Fatalf("no %q among %d candidates", "push demeter northwest", len(cands))
+	}
+	for i, c := range cands[:push] {
+		if f := strings.Fields(c); len(f) == 4 && f[0] == "put" && f[3] == "demeter" {
+			t.Errorf("%q (candidate %d) before %q (%d)", c, i, "push demeter northwest", push)
+		}
+	}
+}

@@ -886,6 +886,9 @@ func (e *Env) candidateList() (out []candidate) {
 				ps.pairsAbout(ts, o, addAbout)
 			}
 		}
+		if tier == tierCore && layout != nil {
+			pushCandidates(dict, staticPushed(near, animate, scenery, ids, w, layout), animate, scenery, ids, addAbout)
+		}
 		ps.twoObjectCandidates(tier2, focus, addAbout)
 		if tier == tierRest {
 			ps.flushLater(addAbout)
@@ -979,6 +982,27 @@ func (e *Env) extraCandidates(dict *dictionary, near []string, holder map[string
 			addAbout(a, a+", follow me")
 		}
 	}
+}
+
+// staticPushed is, of the first maxPushed things near that pushCandidates
+// pushes, those fixed in place without being scenery (a statue, a piano):
+// pushed in each direction before the two-object commands are tried, the
+// others after. Such a thing is moved by pushing or not at all, while the
+// two-object commands put things into and onto it by dozens.
+func staticPushed(near, animate []string, scenery map[string]bool, ids map[string]int, w World, l *attrLayout) []string {
+	var out []string
+	k := 0
+	for _, o := range near {
+		id, tree := ids[o]
+		if !tree || slices.Contains(animate, o) || scenery[o] || k >= maxPushed {
+			continue
+		}
+		k++
+		if ob, _ := w.Object(id); slices.Contains(ob.Attrs, l.static) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // pushCandidates adds each of the first maxPushed objects of the tree in
