@@ -22,6 +22,45 @@ type pairScope struct {
 	// game's strongPairs templates, the carried things it tries.
 	strong []template
 	firsts []string
+	// later are the tying commands deferred to the last tier (tieLater).
+	later [][2]string
+}
+
+// tieVerbs are the verbs that fasten one thing to another ("tie OBJ to
+// OBJ").
+var tieVerbs = map[string]bool{"tie": true, "attach": true, "fasten": true, "join": true, "connect": true,
+	"plug": true, "hook": true, "glue": true, "nail": true, "chain": true}
+
+// tieLater reports a tying command of a carried thing to b that is tried
+// after every other command but the last tier's (flushLater): b carried
+// too or inside what is carried. Things are tied to anything (secondOK),
+// so these are the carried things times everything the player holds,
+// dozens of commands where the player carries a full sack, and a thing
+// is most often tied to something in the room (a rope to a railing).
+func (ps *pairScope) tieLater(t template, mid, b string) bool {
+	return mid == "to" && tieVerbs[t.words[0]] && ps.pocketed(b)
+}
+
+// pocketed reports a thing carried or inside what is carried.
+func (ps *pairScope) pocketed(b string) bool {
+	h := b
+	for range len(ps.holder) + 1 {
+		if slices.Contains(ps.carried, h) {
+			return true
+		}
+		if h = ps.holder[h]; h == "" {
+			return false
+		}
+	}
+	return false
+}
+
+// flushLater adds the deferred tying commands.
+func (ps *pairScope) flushLater(addAbout func(obj, c string)) {
+	for _, c := range ps.later {
+		addAbout(c[0], c[1])
+	}
+	ps.later = nil
 }
 
 // secondOK reports whether b may be the second object of t: of the kind
@@ -38,8 +77,10 @@ func (ps *pairScope) secondOK(t template, mid, b string) bool {
 				// one to give to ("give coin to with")
 				return slices.Contains(ps.animate, b)
 			}
-		case "tie", "attach", "fasten", "join", "connect", "plug", "hook", "glue", "nail", "chain":
-			return true
+		default:
+			if tieVerbs[t.words[0]] {
+				return true
+			}
 		}
 	}
 	return ps.fits(b, mid, true)
@@ -81,8 +122,13 @@ func (ps *pairScope) twoObjectCandidates(tier2 []template, focus []string, addAb
 				if !ps.secondOK(t, mid, b) {
 					continue
 				}
+				later := ps.tieLater(t, mid, b)
 				for _, a := range ps.carried {
-					add(b, t.fill(a, b))
+					if later {
+						ps.later = append(ps.later, [2]string{b, t.fill(a, b)})
+					} else {
+						add(b, t.fill(a, b))
+					}
 				}
 			}
 			if (mid == "in" || mid == "on") && ps.layout != nil {
@@ -101,8 +147,14 @@ func (ps *pairScope) twoObjectCandidates(tier2 []template, focus []string, addAb
 				if !ps.secondOK(t, mid, b) {
 					continue
 				}
+				later := ps.tieLater(t, mid, b)
 				for _, a := range ps.carried {
-					if a != b {
+					if a == b {
+						continue
+					}
+					if later {
+						ps.later = append(ps.later, [2]string{b, t.fill(a, b)})
+					} else {
 						add(b, t.fill(a, b))
 					}
 				}

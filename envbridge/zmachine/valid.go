@@ -796,6 +796,9 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	ts := vg.templates(e.g)
+	if layout != nil && !dict.inform {
+		ts = vg.informTemplates(ts)
+	}
 	ps := &pairScope{near: near, carried: latestFirst(vg.childOf(w.Player), carried, ids), holder: holder,
 		ids: ids, animate: animate, w: w, layout: layout, fits: fits}
 	// The things the last text names first (what the game just spoke
@@ -883,7 +886,13 @@ func (e *Env) candidateList() (out []candidate) {
 				ps.pairsAbout(ts, o, addAbout)
 			}
 		}
+		if tier == tierCore && layout != nil {
+			pushCandidates(dict, staticPushed(near, animate, scenery, ids, w, layout), animate, scenery, ids, addAbout)
+		}
 		ps.twoObjectCandidates(tier2, focus, addAbout)
+		if tier == tierRest {
+			ps.flushLater(addAbout)
+		}
 		if tier == tierTake && len(inView) > 0 && dict.has("all") {
 			if len(near) > 1 {
 				add("take all")
@@ -892,6 +901,10 @@ func (e *Env) candidateList() (out []candidate) {
 				add("drop all")
 			}
 			ps.severalCandidates(dict, low, add)
+			ps.pluralCandidates(dict, func(id int) []string {
+				o, _ := w.Object(id)
+				return append(dict.nameWords(o.Name), vg.objectWords(id)...)
+			}, add)
 		}
 		if tier == tierTake {
 			// Taking and dropping refused before come right after
@@ -969,6 +982,27 @@ func (e *Env) extraCandidates(dict *dictionary, near []string, holder map[string
 			addAbout(a, a+", follow me")
 		}
 	}
+}
+
+// staticPushed is, of the first maxPushed things near that pushCandidates
+// pushes, those fixed in place without being scenery (a statue, a piano):
+// pushed in each direction before the two-object commands are tried, the
+// others after. Such a thing is moved by pushing or not at all, while the
+// two-object commands put things into and onto it by dozens.
+func staticPushed(near, animate []string, scenery map[string]bool, ids map[string]int, w World, l *attrLayout) []string {
+	var out []string
+	k := 0
+	for _, o := range near {
+		id, tree := ids[o]
+		if !tree || slices.Contains(animate, o) || scenery[o] || k >= maxPushed {
+			continue
+		}
+		k++
+		if ob, _ := w.Object(id); slices.Contains(ob.Attrs, l.static) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // pushCandidates adds each of the first maxPushed objects of the tree in
@@ -1128,6 +1162,18 @@ func (g *vmGame) templates(gm *game) []template {
 		g.tmpl = dropSynonyms(g.tmpl)
 	}
 	return g.tmpl
+}
+
+// informTemplates is ts without the later of each pair of Inform
+// synonyms (dropSynonyms), for a game whose objects have the Inform
+// library's attributes though its header names no Inform compiler (Inform
+// 5 and the early 6 releases leave the version bytes 0: Curses, Spirit);
+// their libraries' grammar sends the pairs to one action too.
+func (g *vmGame) informTemplates(ts []template) []template {
+	if g.tmplLib == nil {
+		g.tmplLib = dropSynonyms(ts)
+	}
+	return g.tmplLib
 }
 
 // objectsInView names the objects under the player's room (breadth first,

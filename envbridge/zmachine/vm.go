@@ -46,7 +46,10 @@ type vmGame struct {
 	clones []*zvm.Machine
 	from   scoreFrom  // where the score is read
 	tmpl   []template // the valid-action templates, made once per game
-	wverbs []string   // the verbs no template has (wordverbs.go), found once
+	// tmplLib is tmpl without the Inform library's synonyms
+	// (informTemplates), made once per game.
+	tmplLib []template
+	wverbs  []string // the verbs no template has (wordverbs.go), found once
 	// spells are the game's spell objects and their words (spells.go),
 	// found once; spellsKnown once they are looked for.
 	spells      []spellObject
