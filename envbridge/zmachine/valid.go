@@ -91,7 +91,9 @@ import (
 // it was refused (the opener, the matches); where the search plays few
 // candidates (Inform 7 games), a move refused in a room comes after the
 // takes and drops while the room's doors and characters and what holds
-// the player are as they were (moveState).
+// the player are as they were (moveState), and the verbs of a kind of
+// thing ("open", "wear", "turn on") are tried on the things of their kind
+// right after the takes and drops (kindFirst).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
@@ -938,6 +940,8 @@ func (e *Env) candidateList() (out []candidate) {
 			// Taking and dropping refused before come right after
 			// the others (a thing refused while its owner watched may
 			// be taken later), not after every other command.
+			// where the search is starved, the kinds' verbs (kindfirst.go)
+			e.kindFirst(ts, inView, ids, layout != nil, fits, addAbout)
 			out = append(out, back...)
 			back = back[:0]
 			retryAt = len(out)
