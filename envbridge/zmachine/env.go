@@ -103,6 +103,12 @@ type Env struct {
 	// after the others; pending are the present state's, kept when the
 	// episode moves on (so that two searches of one state give one list).
 	refused, pending map[string]bool
+	// refusedHeld and pendingHeld are, for the refusals of toolVerb
+	// commands, the things the player had carried in the episode by then
+	// (everHeld, object numbers in order): such a refusal is tried again
+	// early once the player carries a thing not among them.
+	refusedHeld, pendingHeld map[string][]int
+	everHeld                 []int
 	// played is the number of candidates the last search of an earlier
 	// state played within its budget (0: none yet); playedPending the
 	// present state's, kept when the episode moves on, as pending.

@@ -85,7 +85,15 @@ import (
 // was locked is back in its place once the door changes; in Infocom games
 // a command that works a thing in place (push, pull, turn, move) with the
 // room's things as they were too (roomState: "turn selkis" once the Neith
-// statue has turned).
+// statue has turned). A refused command of a verb that may lack a tool
+// (toolVerb: "open tin", "light lantern") is tried again, right after the
+// takes and drops, once the player carries a thing never carried before
+// it was refused (the opener, the matches); where the search plays few
+// candidates (Inform 7 games), a move refused in a room comes after the
+// takes and drops while the room's doors and characters and what holds
+// the player are as they were (moveState), and the verbs of a kind of
+// thing ("open", "wear", "turn on") are tried on the things of their kind
+// right after the takes and drops (kindFirst).
 //
 // Each candidate is played from an in-memory snapshot; it is kept when the
 // object tree (parents, siblings, children, attributes; the player moving
@@ -396,12 +404,18 @@ func (e *Env) search(workers int, extra []string, onlyExtra bool) (searchResult,
 	// What was played and changed nothing is put back in the searches
 	// after this state's (pending until the episode moves on).
 	pending := map[string]bool{}
+	pendingHeld := map[string][]int{}
+	everHeld := slices.Clone(e.everHeld) // kept past the next list
 	for i := 0; i < tried; i++ {
 		if ok[i] && !skip[i] && keys[i] == base && list[i].tail != "" {
-			pending[list[i].key()] = true
+			k := list[i].key()
+			pending[k] = true
+			if strings.HasSuffix(k, heldMark) {
+				pendingHeld[k] = everHeld
+			}
 		}
 	}
-	e.pending = pending
+	e.pending, e.pendingHeld = pending, pendingHeld
 	if !onlyExtra {
 		e.playedPending = tried
 	}
@@ -576,6 +590,9 @@ type candScratch struct {
 	out, back []candidate
 	seen      map[string]bool
 	key       []byte
+	// heldIDs are the things the player carries (object numbers, in
+	// order) in the state the list was made for.
+	heldIDs []int
 }
 
 // candidateList is candidates with each one's object, at most
@@ -591,8 +608,11 @@ func (e *Env) candidateList() (out []candidate) {
 	clear(sc.seen)
 	seen := sc.seen
 	out = sc.out[:0]
-	back := sc.back[:0] // refused in an earlier search: tried last
-	keyed := false      // past the moves and answers, which are never put back
+	back := sc.back[:0]       // refused in an earlier search: tried last
+	keyed := false            // past the moves and answers, which are never put back
+	var movesBack []candidate // moves refused before in this state of the room
+	var retry []candidate     // refused before with other things carried (toolVerb)
+	retryAt := maxCandidates  // where they go: after the takes and drops
 	var objKey map[string]string
 	var room, here string
 	full := func() bool { return len(out) >= maxCandidates }
@@ -607,13 +627,17 @@ func (e *Env) candidateList() (out []candidate) {
 				cand.tail = k
 				if here != "" && mechanism(c) {
 					cand.tail = k + here
+				} else if toolVerb(c) {
+					cand.tail = k + heldMark
 				}
 			} else {
 				cand.tail = room
 			}
 			sc.key = append(append(sc.key[:0], c...), cand.tail...)
 			if e.refused[string(sc.key)] {
-				if len(back) < maxCandidates {
+				if h, ok := e.refusedHeld[string(sc.key)]; ok && len(retry) < maxRetried && gained(sc.heldIDs, h) {
+					retry = append(retry, cand) // refused with less carried
+				} else if len(back) < maxCandidates {
 					back = append(back, cand)
 				}
 				return
@@ -622,7 +646,9 @@ func (e *Env) candidateList() (out []candidate) {
 		out = append(out, cand)
 	}
 	defer func() {
-		out = append(out, back...)
+		// the refusals to try again where the takes and drops end
+		out = slices.Insert(out, min(retryAt, len(out)), retry...)
+		out = append(append(out, movesBack...), back...)
 		sc.out, sc.back = out, back
 	}()
 	add := func(c string) { addAbout("", c) }
@@ -642,12 +668,24 @@ func (e *Env) candidateList() (out []candidate) {
 		addAbout("", c)
 		room = r
 	}
+	w, err := e.World()
+	var moveKey string
+	if err == nil {
+		moveKey = e.moveState(w, informAttrs(w))
+	}
 	for i, d := range validMoves {
 		// a dictionary without "northeast" may know "ne"
-		if dict.has(d) {
+		if !dict.has(d) {
+			if d = moveAbbrevs[i]; !dict.has(d) {
+				continue
+			}
+		}
+		if moveKey == "" || seen[d] {
 			add(d)
-		} else if a := moveAbbrevs[i]; dict.has(a) {
-			add(a)
+		} else if seen[d] = true; e.refused[d+moveKey] {
+			movesBack = append(movesBack, candidate{text: d, tail: moveKey})
+		} else {
+			out = append(out, candidate{text: d, tail: moveKey})
 		}
 	}
 	// A question ("Do you want to keep waiting?") is answered first.
@@ -664,7 +702,6 @@ func (e *Env) candidateList() (out []candidate) {
 	for _, c := range e.worked {
 		add(c) // a word that worked before (magic.go)
 	}
-	w, err := e.World()
 	if err != nil {
 		return out
 	}
@@ -680,6 +717,12 @@ func (e *Env) candidateList() (out []candidate) {
 		}
 	}
 	inView, held, holder, ids := objectsInView(w, e.namer(dict), vg.localGlobals(w))
+	sc.heldIDs = heldIDs(sc.heldIDs[:0], held, ids)
+	for _, id := range sc.heldIDs {
+		if i, found := slices.BinarySearch(e.everHeld, id); !found {
+			e.everHeld = slices.Insert(e.everHeld, i, id)
+		}
+	}
 	// A refusal is remembered with the object as it is now (its number,
 	// parent and attributes: "open door" refused while the door is locked
 	// is tried in order again once the door changes), or, for a command
@@ -910,8 +953,13 @@ func (e *Env) candidateList() (out []candidate) {
 			// Taking and dropping refused before come right after
 			// the others (a thing refused while its owner watched may
 			// be taken later), not after every other command.
+			// where the search is starved, the kinds' verbs (kindfirst.go)
+			e.kindFirst(ts, inView, ids, layout != nil, fits, addAbout)
 			out = append(out, back...)
 			back = back[:0]
+			retryAt = len(out)
+			out = append(out, movesBack...)
+			movesBack = nil
 		}
 		if tier == tierCore {
 			pushCandidates(dict, near, animate, scenery, ids, addAbout)
@@ -1631,7 +1679,13 @@ func (e *Env) keepRefusals() {
 	for k := range e.pending {
 		e.refused[k] = true
 	}
-	e.pending = nil
+	if len(e.pendingHeld) > 0 && e.refusedHeld == nil {
+		e.refusedHeld = map[string][]int{}
+	}
+	for k, h := range e.pendingHeld {
+		e.refusedHeld[k] = h
+	}
+	e.pending, e.pendingHeld = nil, nil
 }
 
 // namer names objects as vmGame.nameWordsOf does, with a word the

@@ -65,6 +65,7 @@ func (e *Env) resetVM(t envbridge.Task, g *game) (envbridge.Observation, error) 
 	obs := envbridge.Observation{Text: e.observe(opening)}
 	e.roomTexts, e.roomBytes, e.lastRoom = nil, 0, ""
 	e.refused, e.pending, e.names, e.lastAction = nil, nil, nil, ""
+	e.refusedHeld, e.pendingHeld, e.everHeld = nil, nil, nil
 	e.quoted, e.worked, e.workedNext, e.numbers = nil, nil, nil, nil
 	e.played, e.playedPending = 0, 0
 	e.noteText(obs.Text, roomOf(vg.status))
