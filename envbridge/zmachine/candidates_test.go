@@ -104,7 +104,9 @@ func TestObjectNames(t *testing.T) {
 					continue
 				}
 				checked++
-				last := d.key(ws[len(ws)-1])
+				// the last word (an adjective may stand with it: "hq cube")
+				f := strings.Fields(ws[len(ws)-1])
+				last := d.key(f[len(f)-1])
 				if !slices.ContainsFunc(known, func(k string) bool { return d.key(k) == last }) {
 					t.Errorf("%d %q is named %q, which its words %q lack", o.ID, o.Name, ws, known)
 				}
@@ -244,7 +246,7 @@ func TestWhereInfocom(t *testing.T) {
 	if walk[142] != "GET IN BASKET" {
 		t.Fatalf("zork2 step 142 is %q", walk[142])
 	}
-	wantChange(t, env, "get in basket")
+	wantChange(t, env, "get in wicker basket") // another basket shares the noun
 }
 
 func validMovesHas(c string) bool {

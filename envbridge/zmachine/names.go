@@ -141,7 +141,7 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 	}
 	for i := len(ws) - 1; i >= 0; i-- {
 		if isKnown(ws[i]) {
-			return ws[:i+1]
+			return g.singledOut(id, short, ws[:i+1])
 		}
 	}
 	// No word of the short name is one the parser knows the object by:
@@ -151,7 +151,7 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 	if !d.inform {
 		w = known[0]
 	}
-	return []string{fullWord(w, d.res)}
+	return g.singledOut(id, short, []string{fullWord(w, d.res)})
 }
 
 // prepositions are words an object's list may hold ("tunnel to cave")

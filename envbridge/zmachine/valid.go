@@ -1595,20 +1595,31 @@ func (e *Env) namer(dict *dictionary) func(id int, short string) []string {
 	var text []string
 	return func(id int, short string) []string {
 		ws := e.vm.nameWordsOf(id, short)
-		if len(ws) == 0 || len(ws[len(ws)-1]) < dict.res {
+		if len(ws) == 0 {
 			return ws
 		}
-		if text == nil {
-			text = strings.FieldsFunc(strings.ToLower(strings.Join(e.roomTexts, "\n")), func(r rune) bool {
-				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
-			})
-		}
-		last := ws[len(ws)-1]
-		for _, t := range text {
-			if len(t) > len(last) && strings.HasPrefix(t, last) {
-				ws = append(ws[:len(ws)-1:len(ws)-1], t)
-				break
+		// the last word may be an adjective and a noun in one
+		// (adjectives.go): each is written out
+		parts := strings.Fields(ws[len(ws)-1])
+		changed := false
+		for i, last := range parts {
+			if len(last) < dict.res {
+				continue
 			}
+			if text == nil {
+				text = strings.FieldsFunc(strings.ToLower(strings.Join(e.roomTexts, "\n")), func(r rune) bool {
+					return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+				})
+			}
+			for _, t := range text {
+				if len(t) > len(last) && strings.HasPrefix(t, last) {
+					parts[i], changed = t, true
+					break
+				}
+			}
+		}
+		if changed {
+			ws = append(ws[:len(ws)-1:len(ws)-1], strings.Join(parts, " "))
 		}
 		return ws
 	}
