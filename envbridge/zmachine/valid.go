@@ -595,6 +595,7 @@ func (e *Env) candidateList() (out []candidate) {
 	keyed := false      // past the moves and answers, which are never put back
 	var objKey map[string]string
 	var room, here string
+	var casts map[string]bool // the spells' words (spells.go)
 	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
 		if seen[c] || full() {
@@ -607,6 +608,8 @@ func (e *Env) candidateList() (out []candidate) {
 				cand.tail = k
 				if here != "" && mechanism(c) {
 					cand.tail = k + here
+				} else if castHere(casts, dict, c) {
+					cand.tail = k + room
 				}
 			} else {
 				cand.tail = room
@@ -685,6 +688,7 @@ func (e *Env) candidateList() (out []candidate) {
 	// is tried in order again once the door changes), or, for a command
 	// about no object of the tree, with the room.
 	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
+	casts = vg.spellWords(w)
 	objKey = make(map[string]string, len(ids))
 	if !dict.inform && layout == nil {
 		// Infocom games (Inform's, the older ones too, mark the things
