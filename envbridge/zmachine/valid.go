@@ -896,6 +896,7 @@ func (e *Env) candidateList() (out []candidate) {
 				add("drop all")
 			}
 			ps.severalCandidates(dict, low, add)
+			e.pluralCandidates(dict, near, carried, ids, add)
 		}
 		if tier == tierTake {
 			// Taking and dropping refused before come right after
