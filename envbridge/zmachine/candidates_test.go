@@ -50,6 +50,7 @@ func TestCandidateKinds(t *testing.T) {
 		{"unlock in the older attribute order", "library.z5", 26, "unlock door with key"},
 		{"a hyphenated name as the dictionary cuts it", "ztuu.z5", 8, "put on fish-mouthed mask"},
 		{"a single letter that tells two things apart", "gold.z5", 156, "push b switch"},
+		{"the letter a after its noun, not read as the article", "gold.z5", 232, "push switch a"},
 		{"a hyphenated word cut where the dictionary cuts it", "spirit.z5", 158, "open navy-blue box"},
 		{"a device in the later Inform 7 order", "afflicted.z8", 34, "turn on light"},
 		{"a fixed thing on a counter in the later Inform 7 order", "partyfoul.z8", 13, "take knife"},

@@ -1172,7 +1172,7 @@ func objectsInView(w World, nameWords func(id int, short string) []string, globa
 		}
 		order = append(order, id)
 		words = append(words, ws)
-		last := ws[len(ws)-1]
+		last := nounOf(ws)
 		count[last]++
 		return count[last] == 1 // a new name (eight balsa beams are one)
 	}
@@ -1208,7 +1208,7 @@ func objectsInView(w World, nameWords func(id int, short string) []string, globa
 			continue
 		}
 		name := ws[len(ws)-1]
-		if count[name] > 1 && len(ws) > 1 {
+		if count[nounOf(ws)] > 1 && len(ws) > 1 {
 			name = ws[len(ws)-2] + " " + name
 		}
 		if named[name] {
@@ -1226,6 +1226,18 @@ func objectsInView(w World, nameWords func(id int, short string) []string, globa
 		}
 	}
 	return inView, held, holder, ids
+}
+
+// nounOf is what a name's words are counted by, to tell things of one
+// name apart: the last word, or for a noun named by the letter after it
+// ("switch a", names.go) the noun, so that "b switch" beside it is
+// written with its letter.
+func nounOf(ws []string) string {
+	last := ws[len(ws)-1]
+	if noun, ok := strings.CutSuffix(last, " a"); ok {
+		return noun
+	}
+	return last
 }
 
 // dictionary is the game's dictionary as the valid-action search reads it.
