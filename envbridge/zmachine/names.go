@@ -141,7 +141,7 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 	}
 	for i := len(ws) - 1; i >= 0; i-- {
 		if isKnown(ws[i]) {
-			return ws[:i+1]
+			return g.singledOut(id, short, ws[:i+1])
 		}
 	}
 	// No word of the short name is one the parser knows the object by:
@@ -151,7 +151,7 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 	if !d.inform {
 		w = known[0]
 	}
-	return []string{fullWord(w, d.res)}
+	return g.singledOut(id, short, []string{fullWord(w, d.res)})
 }
 
 // prepositions are words an object's list may hold ("tunnel to cave")
@@ -210,7 +210,8 @@ func (g *vmGame) knownNameWords(id int, short string) []string {
 	}
 	var out []string
 	keep := func(w string) {
-		if prop[d.key(w)] && !notObject[w] && !prepositions[w] && !directionWords[w] &&
+		// the letter "a" after a word ("switch A") names, it is no article
+		if prop[d.key(w)] && (!notObject[w] || w == "a" && len(out) > 0) && !prepositions[w] && !directionWords[w] &&
 			(len(w) > 1 || len(out) > 0) && !containsStr(out, w) {
 			out = append(out, w)
 		}
@@ -227,7 +228,12 @@ func (g *vmGame) knownNameWords(id int, short string) []string {
 		keep(tok)
 	}
 	// a single letter or digit goes before the last word ("b switch"):
-	// a name ends with a word of more letters
+	// a name ends with a word of more letters; but "a" stays after
+	// ("switch a": "a switch" is any switch), one name with the word
+	// before it
+	if n := len(out); n > 1 && out[n-1] == "a" {
+		return append(out[:n-2:n-2], out[n-2]+" a")
+	}
 	j := len(out) - 1
 	for j >= 0 && len(out[j]) == 1 {
 		j--

@@ -45,12 +45,13 @@ func FuzzNoteNumbers(f *testing.F) {
 }
 
 // TestNumberNotWrittenTwice: Spellbreaker refuses a number already written
-// on a cube; the number tried is the least the episode has not quoted.
+// on a cube; the number tried is the least the episode has not quoted
+// (the cube not yet written on is named by the adjective only it has).
 func TestNumberNotWrittenTwice(t *testing.T) {
 	env, walk := playTo(t, "spellbrkr.z3", 60)
 	if walk[60] != "write 2 on cube" {
 		t.Fatalf("spellbrkr's step 60 is %q, not the writing this test is about", walk[60])
 	}
-	want := "write 2 on cube"
+	want := "write 2 on hq cube"
 	wantChange(t, env, want)
 }

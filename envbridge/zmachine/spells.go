@@ -195,3 +195,30 @@ func (e *Env) spellCandidates(dict *dictionary, w World, inView []string, ids ma
 		addAbout("", m)
 	}
 }
+
+// spellWords are the words of the game's spells as the dictionary keeps
+// them ("blorpl" in a version 3 game), nil where it has none.
+func (g *vmGame) spellWords(w World) map[string]bool {
+	spells := g.spellObjects(w)
+	if len(spells) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(spells))
+	for _, s := range spells {
+		out[g.dictionary().key(s.word)] = true
+	}
+	return out
+}
+
+// castHere reports a spell cast at a thing (c's verb is one of the
+// spells' words): what a spell does depends on where it is cast (blorple
+// does nothing in the room its cube leads to), so a refusal of it is
+// remembered with the room, not with the thing alone (a cube carried
+// keeps its parent and attributes from room to room).
+func castHere(casts map[string]bool, d *dictionary, c string) bool {
+	if len(casts) == 0 {
+		return false
+	}
+	v, _, ok := strings.Cut(c, " ")
+	return ok && casts[d.key(v)]
+}

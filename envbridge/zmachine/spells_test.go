@@ -1,7 +1,9 @@
 package zmachine
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,8 +22,8 @@ func TestSpellCandidates(t *testing.T) {
 		{"cast at a thing carried", "balances.z5", 32, "frotz coin"},
 		{"cast at the player (Infocom)", "sorcerer.z3", 204, "frotz me"},
 		{"copy a scroll's spell (Infocom)", "spellbrkr.z3", 24, "gnusto caskly"},
-		{"cast the spell just learnt (Infocom)", "spellbrkr.z3", 12, "blorple cube"},
-		{"write a number", "spellbrkr.z3", 10, "write 1 on cube"},
+		{"cast the spell just learnt (Infocom)", "spellbrkr.z3", 12, "blorple aq cube"},
+		{"write a number", "spellbrkr.z3", 10, "write 1 on aq cube"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, walk := playTo(t, c.file, c.step)
@@ -62,5 +64,40 @@ func TestSpellObjects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpellRefusalKeyedByRoom: a spell cast at a thing carried is
+// remembered as refused with the room it was cast in (Spellbreaker's
+// blorple does nothing in the room its cube leads to, and works
+// elsewhere with the cube unchanged); other commands about the thing are
+// remembered with the thing alone.
+func TestSpellRefusalKeyedByRoom(t *testing.T) {
+	env, walk := playTo(t, "spellbrkr.z3", 127)
+	if walk[127] != "blorple 3" {
+		t.Fatalf("spellbrkr step 127 is %q", walk[127])
+	}
+	w, err := env.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := fmt.Sprintf("|@%d", w.Location)
+	var cast, drop bool
+	for _, c := range env.candidateList() {
+		switch {
+		case c.obj == "bq cube" && strings.HasPrefix(c.text, "blorpl"):
+			cast = true
+			if !strings.HasSuffix(c.tail, room) {
+				t.Errorf("%q is remembered as %q, without the room %q", c.text, c.key(), room)
+			}
+		case c.text == "drop bq cube":
+			drop = true
+			if strings.Contains(c.tail, "|@") {
+				t.Errorf("%q is remembered with the room: %q", c.text, c.key())
+			}
+		}
+	}
+	if !cast || !drop {
+		t.Fatalf("no blorple at the bq cube (%v) or no drop of it (%v)", cast, drop)
 	}
 }

@@ -615,6 +615,7 @@ func (e *Env) candidateList() (out []candidate) {
 	retryAt := maxCandidates  // where they go: after the takes and drops
 	var objKey map[string]string
 	var room, here string
+	var casts map[string]bool // the spells' words (spells.go)
 	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
 		if seen[c] || full() {
@@ -627,6 +628,8 @@ func (e *Env) candidateList() (out []candidate) {
 				cand.tail = k
 				if here != "" && mechanism(c) {
 					cand.tail = k + here
+				} else if castHere(casts, dict, c) {
+					cand.tail = k + room
 				} else if toolVerb(c) {
 					cand.tail = k + heldMark
 				}
@@ -728,6 +731,7 @@ func (e *Env) candidateList() (out []candidate) {
 	// is tried in order again once the door changes), or, for a command
 	// about no object of the tree, with the room.
 	keyed, room = true, fmt.Sprintf("|@%d", w.Location)
+	casts = vg.spellWords(w)
 	objKey = make(map[string]string, len(ids))
 	if !dict.inform && layout == nil {
 		// Infocom games (Inform's, the older ones too, mark the things
@@ -948,6 +952,7 @@ func (e *Env) candidateList() (out []candidate) {
 				o, _ := w.Object(id)
 				return append(dict.nameWords(o.Name), vg.objectWords(id)...)
 			}, add)
+			e.allPluralCandidates(dict, near, carried, ids, add)
 		}
 		if tier == tierTake {
 			// Taking and dropping refused before come right after
@@ -1261,7 +1266,7 @@ func objectsInView(w World, nameWords func(id int, short string) []string, globa
 		}
 		order = append(order, id)
 		words = append(words, ws)
-		last := ws[len(ws)-1]
+		last := nounOf(ws)
 		count[last]++
 		return count[last] == 1 // a new name (eight balsa beams are one)
 	}
@@ -1297,7 +1302,7 @@ func objectsInView(w World, nameWords func(id int, short string) []string, globa
 			continue
 		}
 		name := ws[len(ws)-1]
-		if count[name] > 1 && len(ws) > 1 {
+		if count[nounOf(ws)] > 1 && len(ws) > 1 {
 			name = ws[len(ws)-2] + " " + name
 		}
 		if named[name] {
@@ -1315,6 +1320,18 @@ func objectsInView(w World, nameWords func(id int, short string) []string, globa
 		}
 	}
 	return inView, held, holder, ids
+}
+
+// nounOf is what a name's words are counted by, to tell things of one
+// name apart: the last word, or for a noun named by the letter after it
+// ("switch a", names.go) the noun, so that "b switch" beside it is
+// written with its letter.
+func nounOf(ws []string) string {
+	last := ws[len(ws)-1]
+	if noun, ok := strings.CutSuffix(last, " a"); ok {
+		return noun
+	}
+	return last
 }
 
 // dictionary is the game's dictionary as the valid-action search reads it.
@@ -1695,20 +1712,31 @@ func (e *Env) namer(dict *dictionary) func(id int, short string) []string {
 	var text []string
 	return func(id int, short string) []string {
 		ws := e.vm.nameWordsOf(id, short)
-		if len(ws) == 0 || len(ws[len(ws)-1]) < dict.res {
+		if len(ws) == 0 {
 			return ws
 		}
-		if text == nil {
-			text = strings.FieldsFunc(strings.ToLower(strings.Join(e.roomTexts, "\n")), func(r rune) bool {
-				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
-			})
-		}
-		last := ws[len(ws)-1]
-		for _, t := range text {
-			if len(t) > len(last) && strings.HasPrefix(t, last) {
-				ws = append(ws[:len(ws)-1:len(ws)-1], t)
-				break
+		// the last word may be an adjective and a noun in one
+		// (adjectives.go): each is written out
+		parts := strings.Fields(ws[len(ws)-1])
+		changed := false
+		for i, last := range parts {
+			if len(last) < dict.res {
+				continue
 			}
+			if text == nil {
+				text = strings.FieldsFunc(strings.ToLower(strings.Join(e.roomTexts, "\n")), func(r rune) bool {
+					return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+				})
+			}
+			for _, t := range text {
+				if len(t) > len(last) && strings.HasPrefix(t, last) {
+					parts[i], changed = t, true
+					break
+				}
+			}
+		}
+		if changed {
+			ws = append(ws[:len(ws)-1:len(ws)-1], strings.Join(parts, " "))
 		}
 		return ws
 	}

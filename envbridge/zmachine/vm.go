@@ -61,6 +61,9 @@ type vmGame struct {
 	// names is where the game keeps its objects' words (names.go), read
 	// once.
 	names *nameFacts
+	// adjs is where an Infocom game keeps its objects' adjectives
+	// (adjectives.go), read once.
+	adjs *adjFacts
 	// byWord: dictionary word -> the objects it names (objectsNamed).
 	byWord map[string][]int
 	// props: the objects' common properties are numbered as the Inform
