@@ -595,6 +595,7 @@ func (e *Env) candidateList() (out []candidate) {
 	keyed := false      // past the moves and answers, which are never put back
 	var objKey map[string]string
 	var room, here string
+	var retry func(obj, c string) bool // a refusal not applied now (controls.go)
 	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
 		if seen[c] || full() {
@@ -612,7 +613,7 @@ func (e *Env) candidateList() (out []candidate) {
 				cand.tail = room
 			}
 			sc.key = append(append(sc.key[:0], c...), cand.tail...)
-			if e.refused[string(sc.key)] {
+			if e.refused[string(sc.key)] && (retry == nil || !retry(obj, c)) {
 				if len(back) < maxCandidates {
 					back = append(back, cand)
 				}
@@ -695,6 +696,7 @@ func (e *Env) candidateList() (out []candidate) {
 		o, _ := w.Object(id)
 		objKey[name] = fmt.Sprintf("|%d/%d/%v", id, o.Parent, o.Attrs)
 	}
+	retry = vg.controlRetry(w, e.lastAction, ids)
 	if len(inView) == 0 {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
