@@ -3,8 +3,9 @@ package zmachine
 import "strings"
 
 // workedHolders is the set of things (by number) that hold what the last
-// action named, where that holder is not the player, nor the room unless
-// the last action worked a mechanism itself: a machine whose dial was
+// action named (a word after its verb), where that holder is neither the
+// player nor carried (a book of spells, a bag), nor the room unless the
+// last action worked a mechanism itself: a machine whose dial was
 // just turned, a console one of whose levers was just pulled, a room
 // whose sundial was just set. A mechanism command about any thing such a
 // holder holds ("push button" after "turn dial to 4") is tried in its
@@ -23,13 +24,15 @@ func (g *vmGame) workedHolders(w World, last string, ids map[string]int) map[int
 		inView[id] = true
 	}
 	var out map[int]bool
-	for _, word := range strings.Fields(low) {
-		if len(word) < 3 || prepositions[word] {
+	words := strings.Fields(low)
+	for i, word := range words {
+		if i == 0 || len(word) < 3 || prepositions[word] {
 			continue
 		}
 		for _, id := range g.objectsNamed(w, word) {
 			o, ok := w.Object(id)
-			if !ok || !inView[id] || o.Parent == 0 || o.Parent == w.Player || o.Parent == w.Location && !worked {
+			if !ok || !inView[id] || o.Parent == 0 || o.Parent == w.Player || w.carries(w.Player, o.Parent) ||
+				o.Parent == w.Location && !worked {
 				continue
 			}
 			if out == nil {
