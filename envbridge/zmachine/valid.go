@@ -824,6 +824,7 @@ func (e *Env) candidateList() (out []candidate) {
 			addAbout(o, t.fill(o))
 		}
 	}
+	vehicleCandidates(dict, w, add)
 	ps.repeatPair(ts, inView, e.lastAction, addAbout)
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
 		if tier == tierCore {
