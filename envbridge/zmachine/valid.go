@@ -665,6 +665,7 @@ func (e *Env) candidateList() (out []candidate) {
 	for _, c := range e.worked {
 		add(c) // a word that worked before (magic.go)
 	}
+	e.repeatCandidate(add)
 	w, err := e.World()
 	if err != nil {
 		return out
