@@ -719,7 +719,7 @@ func (e *Env) candidateList() (out []candidate) {
 			// where the game keeps its objects' words, a word that
 			// names no object is no name the parser reads
 			if l := f[len(f)-1]; have[l] || k >= maxTextNouns || len(l) < 3 || l[0] >= '0' && l[0] <= '9' ||
-				vg.nameFacts().prop != 0 && len(vg.objectsNamed(w, l)) == 0 {
+				vg.nameFacts().prop != 0 && (len(vg.objectsNamed(w, l)) == 0 || namesNothingNew(w, vg.objectsNamed(w, l), ids)) {
 				continue
 			}
 			inView = append(inView, f[len(f)-1])
