@@ -2,6 +2,7 @@ package zmachine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,4 +24,31 @@ func TestHeadOfName(t *testing.T) {
 	if !r.extraOK[0] || r.extra[0] == r.base || r.extra[0] != r.extra[1] {
 		t.Errorf("drop bag does not lead where the walkthrough's %q does", wt[66])
 	}
+}
+
+// FuzzHeadOf: headOf reads a short name the story file holds: any name
+// and word list give nil or words of the name before its " of ", and
+// no panic.
+func FuzzHeadOf(f *testing.F) {
+	for _, s := range []string{"bag of crumbs", "piece of paper", " of ", "of of of", "bag of", "crumpled piece of paper", ""} {
+		f.Add(s, "bag sack crumbs paper piece")
+	}
+	d := &dictionary{words: map[string]byte{}, res: 9}
+	for _, w := range []string{"bag", "sack", "crumbs", "paper", "piece", "crumpled", "of"} {
+		d.words[w] = 0x80
+	}
+	f.Fuzz(func(t *testing.T, short, known string) {
+		got := headOf(d, short, strings.Fields(known))
+		if got == nil {
+			return
+		}
+		i := ofAt(short)
+		if i < 0 || !strings.EqualFold(short[i:i+4], " of ") {
+			t.Fatalf("%q: %q from a name without \" of \"", short, got)
+		}
+		head := d.nameWords(short[:i])
+		if !slices.Equal(got, head) {
+			t.Errorf("%q: %q, want nil or %q", short, got, head)
+		}
+	})
 }

@@ -163,7 +163,7 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 // begins with the usual nouns: "bag, sack, crumbs" for the bag, whose
 // routine reads "drop crumbs" as scattering them), else nil.
 func headOf(d *dictionary, short string, known []string) []string {
-	i := strings.Index(strings.ToLower(short), " of ")
+	i := ofAt(short)
 	if i < 0 {
 		return nil
 	}
@@ -184,6 +184,17 @@ func headOf(d *dictionary, short string, known []string) []string {
 		return head
 	}
 	return nil
+}
+
+// ofAt is the byte index of the first " of " in name, in any case, or
+// -1 (read byte by byte: lowering the whole name may change its length).
+func ofAt(name string) int {
+	for i := 0; i+4 <= len(name); i++ {
+		if name[i] == ' ' && name[i+1]|0x20 == 'o' && name[i+2]|0x20 == 'f' && name[i+3] == ' ' {
+			return i
+		}
+	}
+	return -1
 }
 
 // prepositions are words an object's list may hold ("tunnel to cave")

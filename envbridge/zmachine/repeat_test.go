@@ -2,6 +2,7 @@ package zmachine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,4 +31,26 @@ func TestRepeatLast(t *testing.T) {
 	if slices.Contains(env.candidates(), "again") {
 		t.Errorf("the meta command again made a candidate")
 	}
+}
+
+// FuzzRepeatCandidate: the command played last, which an agent writes,
+// gives at most one candidate: lower case, single-spaced, never a meta
+// command, and no panic.
+func FuzzRepeatCandidate(f *testing.F) {
+	for _, s := range []string{"BLOW WHISTLE", "  again ", "", "save", "Take  the LAMP", "\t", "ü ß"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, last string) {
+		e := &Env{lastAction: last}
+		var got []string
+		e.repeatCandidate(func(c string) { got = append(got, c) })
+		if len(got) > 1 {
+			t.Fatalf("%d candidates from %q", len(got), last)
+		}
+		for _, c := range got {
+			if c == "" || c != strings.ToLower(c) || c != strings.Join(strings.Fields(c), " ") || metaVerbs[strings.Fields(c)[0]] {
+				t.Errorf("candidate %q from %q", c, last)
+			}
+		}
+	})
 }
