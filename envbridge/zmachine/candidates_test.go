@@ -215,8 +215,8 @@ func TestWhereAThingIs(t *testing.T) {
 		t.Fatalf("curses step 273 is %q", walk[273])
 	}
 	for _, c := range env.candidateList() {
-		if validMovesHas(c.text) {
-			continue
+		if validMovesHas(c.text) || c.text == walk[273] {
+			continue // the moves, and the command played last again
 		}
 		if c.obj != "returning" {
 			t.Errorf("first candidate after the moves %q, want one about the rod just taken", c.text)
@@ -401,7 +401,9 @@ func TestStarvedNoFocus(t *testing.T) {
 		t.Fatalf("not starved after a search that played %d candidates", sr.tried)
 	}
 	cands := env.candidates()
-	first := slices.IndexFunc(cands, func(c string) bool { return !slices.Contains(validMoves, c) })
+	first := slices.IndexFunc(cands, func(c string) bool {
+		return !slices.Contains(validMoves, c) && c != strings.ToLower(walk[61]) // nor the command played last again
+	})
 	if first < 0 || !strings.HasPrefix(cands[first], "take ") && !strings.HasPrefix(cands[first], "drop ") {
 		t.Fatalf("the first candidate after the moves is not a take or drop: %q", cands[:min(len(cands), first+5)])
 	}

@@ -141,6 +141,9 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 	}
 	for i := len(ws) - 1; i >= 0; i-- {
 		if isKnown(ws[i]) {
+			if hw := headOf(d, short, known); len(hw) > 0 {
+				return g.singledOut(id, short, hw)
+			}
 			return g.singledOut(id, short, ws[:i+1])
 		}
 	}
@@ -152,6 +155,46 @@ func (g *vmGame) nameWordsOf(id int, short string) []string {
 		w = known[0]
 	}
 	return g.singledOut(id, short, []string{fullWord(w, d.res)})
+}
+
+// headOf is, for a short name "A of B" ("bag of crumbs", "pair of
+// binoculars") whose last words of A and of B both name the thing, A's
+// words where the game lists A's last word before B's (Infocom's list
+// begins with the usual nouns: "bag, sack, crumbs" for the bag, whose
+// routine reads "drop crumbs" as scattering them), else nil.
+func headOf(d *dictionary, short string, known []string) []string {
+	i := ofAt(short)
+	if i < 0 {
+		return nil
+	}
+	head, tail := d.nameWords(short[:i]), d.nameWords(short[i+4:])
+	if len(head) == 0 || len(tail) == 0 {
+		return nil
+	}
+	rank := func(w string) int {
+		k := d.key(w)
+		for j, x := range known {
+			if d.key(x) == k {
+				return j
+			}
+		}
+		return len(known)
+	}
+	if h := rank(head[len(head)-1]); h < len(known) && h < rank(tail[len(tail)-1]) {
+		return head
+	}
+	return nil
+}
+
+// ofAt is the byte index of the first " of " in name, in any case, or
+// -1 (read byte by byte: lowering the whole name may change its length).
+func ofAt(name string) int {
+	for i := 0; i+4 <= len(name); i++ {
+		if name[i] == ' ' && name[i+1]|0x20 == 'o' && name[i+2]|0x20 == 'f' && name[i+3] == ' ' {
+			return i
+		}
+	}
+	return -1
 }
 
 // prepositions are words an object's list may hold ("tunnel to cave")

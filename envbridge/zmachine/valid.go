@@ -615,7 +615,8 @@ func (e *Env) candidateList() (out []candidate) {
 	retryAt := maxCandidates  // where they go: after the takes and drops
 	var objKey map[string]string
 	var room, here string
-	var casts map[string]bool // the spells' words (spells.go)
+	var casts map[string]bool                 // the spells' words (spells.go)
+	var controlRetry func(obj, c string) bool // a refusal not applied now (controls.go)
 	full := func() bool { return len(out) >= maxCandidates }
 	addAbout := func(obj, c string) {
 		if seen[c] || full() {
@@ -637,7 +638,7 @@ func (e *Env) candidateList() (out []candidate) {
 				cand.tail = room
 			}
 			sc.key = append(append(sc.key[:0], c...), cand.tail...)
-			if e.refused[string(sc.key)] {
+			if e.refused[string(sc.key)] && (controlRetry == nil || !controlRetry(obj, c)) {
 				if h, ok := e.refusedHeld[string(sc.key)]; ok && len(retry) < maxRetried && gained(sc.heldIDs, h) {
 					retry = append(retry, cand) // refused with less carried
 				} else if len(back) < maxCandidates {
@@ -705,6 +706,7 @@ func (e *Env) candidateList() (out []candidate) {
 	for _, c := range e.worked {
 		add(c) // a word that worked before (magic.go)
 	}
+	e.repeatCandidate(add)
 	if err != nil {
 		return out
 	}
@@ -742,6 +744,7 @@ func (e *Env) candidateList() (out []candidate) {
 		o, _ := w.Object(id)
 		objKey[name] = fmt.Sprintf("|%d/%d/%v", id, o.Parent, o.Attrs)
 	}
+	controlRetry = vg.controlRetry(w, e.lastAction, ids)
 	if len(inView) == 0 {
 		// Inform 7 (TextWorld) objects have no short name in the object
 		// table: the nouns of the dictionary that the observations since
@@ -763,7 +766,7 @@ func (e *Env) candidateList() (out []candidate) {
 			// where the game keeps its objects' words, a word that
 			// names no object is no name the parser reads
 			if l := f[len(f)-1]; have[l] || k >= maxTextNouns || len(l) < 3 || l[0] >= '0' && l[0] <= '9' ||
-				vg.nameFacts().prop != 0 && len(vg.objectsNamed(w, l)) == 0 {
+				vg.nameFacts().prop != 0 && (len(vg.objectsNamed(w, l)) == 0 || namesNothingNew(w, vg.objectsNamed(w, l), ids)) {
 				continue
 			}
 			inView = append(inView, f[len(f)-1])
@@ -872,6 +875,7 @@ func (e *Env) candidateList() (out []candidate) {
 			addAbout(o, t.fill(o))
 		}
 	}
+	vehicleCandidates(dict, w, add)
 	ps.repeatPair(ts, inView, e.lastAction, addAbout)
 	for tier := tierTake; tier <= tierRest && !full(); tier++ {
 		if tier == tierCore {
