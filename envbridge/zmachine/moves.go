@@ -1,9 +1,6 @@
 package zmachine
 
 import (
-	"encoding/binary"
-	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 )
@@ -22,15 +19,10 @@ func (e *Env) moveState(w World, layout *attrLayout) string {
 	if layout == nil || !e.starved() || w.Location == 0 {
 		return ""
 	}
-	h := fnv.New64a()
-	var b [8]byte
-	put := func(x int) {
-		binary.LittleEndian.PutUint64(b[:], uint64(x))
-		h.Write(b[:])
-	}
-	put(w.Location)
+	h := newStateHash()
+	h.put(w.Location)
 	if p, ok := w.Object(w.Player); ok {
-		put(p.Parent)
+		h.put(p.Parent)
 	}
 	for _, o := range w.Objects {
 		if o.Parent != w.Location || o.ID == w.Player {
@@ -39,12 +31,9 @@ func (e *Env) moveState(w World, layout *attrLayout) string {
 		if !slices.Contains(o.Attrs, layout.door) && !slices.Contains(o.Attrs, layout.animate) {
 			continue
 		}
-		put(o.ID)
-		for _, a := range o.Attrs {
-			put(a + 1<<20)
-		}
+		h.thing(o)
 	}
-	return fmt.Sprintf("|move#%x", h.Sum64())
+	return "|move#" + h.String()
 }
 
 // toolVerbs are the verbs whose refusal most often says that a thing is

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -377,24 +379,41 @@ func roomState(w World) string {
 	if w.Location == 0 {
 		return ""
 	}
-	h := fnv.New64a()
-	var b [8]byte
-	put := func(x int) {
-		binary.LittleEndian.PutUint64(b[:], uint64(x))
-		h.Write(b[:])
-	}
-	put(w.Location)
+	h := newStateHash()
+	h.put(w.Location)
 	for _, o := range w.Objects {
 		if o.Parent != w.Location || o.ID == w.Player {
 			continue
 		}
-		put(o.ID)
-		for _, a := range o.Attrs {
-			put(a + 1<<20)
-		}
+		h.thing(o)
 	}
-	return fmt.Sprintf("#%x", h.Sum64())
+	return "#" + h.String()
 }
+
+// stateHash folds numbers into one FNV-64a sum: the short keys the
+// refusal memory keeps a room's state by.
+type stateHash struct {
+	h hash.Hash64
+	b [8]byte
+}
+
+func newStateHash() *stateHash { return &stateHash{h: fnv.New64a()} }
+
+func (s *stateHash) put(x int) {
+	binary.LittleEndian.PutUint64(s.b[:], uint64(x))
+	s.h.Write(s.b[:])
+}
+
+// thing folds in an object's number and its attributes (offset so that
+// no attribute number reads as an object number).
+func (s *stateHash) thing(o WorldObject) {
+	s.put(o.ID)
+	for _, a := range o.Attrs {
+		s.put(a + 1<<20)
+	}
+}
+
+func (s *stateHash) String() string { return strconv.FormatUint(s.h.Sum64(), 16) }
 
 // mechanism reports a command that works a thing in place: push, pull,
 // turn, move, press it.
