@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // benchSteps measures steps: one Input and the Run to the next prompt. It
@@ -273,9 +275,9 @@ func dfrotzCPU(b *testing.B, dfrotz string, g engineGame, input string) time.Dur
 // threadCPU is the CPU time of the calling OS thread (the benchmark locks
 // its goroutine to it).
 func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
