@@ -13,6 +13,7 @@ import (
 	"text/template"
 
 	"github.com/samem/trainer/ariadne"
+	"github.com/samem/trainer/internal/fold"
 	replyfmt "github.com/samem/trainer/internal/reply"
 	"github.com/samem/trainer/llm"
 )
@@ -142,7 +143,9 @@ func RenderDecide(wm WorkingMemory) (string, error) { return render("decide.tmpl
 // fewer than three parts, and invalid triplets, are dropped.
 func ParseTriplets(reply string) []Triplet {
 	reply = strings.TrimSpace(reply)
-	if i := strings.LastIndex(strings.ToLower(reply), "extracted triplets:"); i >= 0 {
+	// fold.Lower keeps byte offsets (strings.ToLower turns an invalid byte
+	// into the 3-byte U+FFFD), so the marker's offset is one in reply.
+	if i := strings.LastIndex(fold.Lower(reply), "extracted triplets:"); i >= 0 {
 		reply = reply[i+len("extracted triplets:"):]
 	}
 	var out []Triplet
