@@ -55,6 +55,15 @@ func (ps *pairScope) pocketed(b string) bool {
 	return false
 }
 
+// placer is where the commands of t with second object b go: add, or
+// the deferred tying commands (tieLater).
+func (ps *pairScope) placer(t template, mid, b string, add func(obj, c string)) func(obj, c string) {
+	if !ps.tieLater(t, mid, b) {
+		return add
+	}
+	return func(obj, c string) { ps.later = append(ps.later, [2]string{obj, c}) }
+}
+
 // flushLater adds the deferred tying commands.
 func (ps *pairScope) flushLater(addAbout func(obj, c string)) {
 	for _, c := range ps.later {
@@ -122,13 +131,9 @@ func (ps *pairScope) twoObjectCandidates(tier2 []template, focus []string, addAb
 				if !ps.secondOK(t, mid, b) {
 					continue
 				}
-				later := ps.tieLater(t, mid, b)
+				put := ps.placer(t, mid, b, add)
 				for _, a := range ps.carried {
-					if later {
-						ps.later = append(ps.later, [2]string{b, t.fill(a, b)})
-					} else {
-						add(b, t.fill(a, b))
-					}
+					put(b, t.fill(a, b))
 				}
 			}
 			if (mid == "in" || mid == "on") && ps.layout != nil {
@@ -147,15 +152,10 @@ func (ps *pairScope) twoObjectCandidates(tier2 []template, focus []string, addAb
 				if !ps.secondOK(t, mid, b) {
 					continue
 				}
-				later := ps.tieLater(t, mid, b)
+				put := ps.placer(t, mid, b, add)
 				for _, a := range ps.carried {
-					if a == b {
-						continue
-					}
-					if later {
-						ps.later = append(ps.later, [2]string{b, t.fill(a, b)})
-					} else {
-						add(b, t.fill(a, b))
+					if a != b {
+						put(b, t.fill(a, b))
 					}
 				}
 			}

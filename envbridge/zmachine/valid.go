@@ -765,12 +765,17 @@ func (e *Env) candidateList() (out []candidate) {
 			f := strings.Fields(nn)
 			// where the game keeps its objects' words, a word that
 			// names no object is no name the parser reads
-			if l := f[len(f)-1]; have[l] || k >= maxTextNouns || len(l) < 3 || l[0] >= '0' && l[0] <= '9' ||
-				vg.nameFacts().prop != 0 && (len(vg.objectsNamed(w, l)) == 0 || namesNothingNew(w, vg.objectsNamed(w, l), ids)) {
+			l := f[len(f)-1]
+			if have[l] || k >= maxTextNouns || len(l) < 3 || l[0] >= '0' && l[0] <= '9' {
 				continue
 			}
-			inView = append(inView, f[len(f)-1])
-			have[f[len(f)-1]] = true
+			if vg.nameFacts().prop != 0 {
+				if named := vg.objectsNamed(w, l); len(named) == 0 || namesNothingNew(w, named, ids) {
+					continue
+				}
+			}
+			inView = append(inView, l)
+			have[l] = true
 			k++
 		}
 	}
